@@ -1,0 +1,72 @@
+// File: planner/cluster.h
+//
+// Evaluating one cluster size: given G GPUs, everything that follows from the model in closed form:
+// counts at every level (GPUs in whole servers, servers in racks, racks in pods, pods in buildings), the
+// scale-out fabric, power from the accelerators to the facility meter, compute, capex and opex.
+// Counts are ceilings of divisions and power and cost are sums of per-level terms, so an evaluation costs
+// nanoseconds and never allocates; every figure is non-decreasing in G, which is what lets the solver
+// bisect.
+//
+// Example:
+//   ClusterEval e = EvaluateCluster(model, 32768);
+//   units::Power meter = e.facility_power;   // 45.9 MW for the seed preset
+#pragma once
+
+#include <cstdint>
+
+#include "planner/fabric.h"
+#include "planner/model.h"
+#include "units/units.h"
+
+namespace dcplan {
+
+struct ClusterEval {
+  // Counts. The last server may be partly filled when gpus is not a multiple of gpus per server.
+  int64_t gpus = 0;
+  int64_t servers = 0;
+  int64_t racks = 0;
+  int64_t pods = 0;
+  int64_t buildings = 0;
+  FabricSize fabric;
+
+  // Power.
+  units::Power gpu_power;
+  units::Power server_overhead_power;
+  units::Power rack_overhead_power;
+  units::Power switch_power;
+  units::Power optic_power;
+  units::Power network_power;
+  units::Power it_power;
+  units::Power facility_power;
+
+  // Compute.
+  units::ComputeRate peak;
+  units::Ratio mfu;
+  units::ComputeRate realized;
+
+  // Capital cost.
+  units::Money servers_capex;
+  units::Money racks_capex;
+  units::Money network_capex;
+  units::Money facility_capex;
+  units::Money site_fixed_capex;
+  units::Money capex;
+
+  // Operating cost per year and over the horizon.
+  units::Power average_facility_power;  // average IT draw x PUE
+  units::Energy energy_per_year;
+  units::Money energy_cost_per_year;
+  units::Money maintenance_per_year;
+  units::Money staff_per_year;
+  units::Money opex_per_year;
+  units::Money tco;
+};
+
+// Evaluates a cluster of `gpus` GPUs (>= 0) under `model`. Pure and O(1).
+ClusterEval EvaluateCluster(const Model& model, int64_t gpus);
+
+// Only what the caps need (counts, power and money), without the efficiency model: the solver's inner
+// loop. Fields not needed for caps are left at zero.
+ClusterEval EvaluateForCaps(const Model& model, int64_t gpus);
+
+}  // namespace dcplan

@@ -1,0 +1,103 @@
+#include "planner/cluster.h"
+
+#include "gtest/gtest.h"
+#include "planner/test_requests.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::H100With;
+using ::dcplan::testing::SeedWith;
+using units::InUsd;
+using units::InWatts;
+
+TEST(EvaluateCluster, SeedAt32768GpusMatchesTheChapter) {
+  // 32,768 x 1 PFLOP/s = 32.77 EFLOP/s peak; MFU 0.62 - 0.02 x 15 = 0.32; realized 10.49 EFLOP/s;
+  // 32,768 x 1.4 kW = 45.9 MW at PUE 1.
+  Model m = BuildModel(SeedWith("")).value();
+  ClusterEval e = EvaluateCluster(m, 32768);
+  EXPECT_DOUBLE_EQ(units::InFlopsPerSecond(e.peak), 32.768e18);
+  EXPECT_NEAR(units::InFraction(e.mfu), 0.32, 1e-12);
+  EXPECT_NEAR(units::InFlopsPerSecond(e.realized), 10.48576e18, 1e6);
+  EXPECT_DOUBLE_EQ(InWatts(e.facility_power), 45875200.0);
+  EXPECT_EQ(e.servers, 4096);
+  EXPECT_EQ(e.racks, 1024);
+  EXPECT_EQ(e.pods, 128);
+  EXPECT_EQ(e.buildings, 1);
+}
+
+TEST(EvaluateCluster, OneGpuIsOnePartlyFilledServer) {
+  Model m = BuildModel(SeedWith("")).value();
+  ClusterEval e = EvaluateCluster(m, 1);
+  EXPECT_EQ(e.servers, 1);
+  EXPECT_EQ(e.racks, 1);
+  EXPECT_DOUBLE_EQ(InWatts(e.it_power), 1400.0);
+  EXPECT_NEAR(units::InFraction(e.mfu), 0.62, 1e-12);
+}
+
+TEST(EvaluateCluster, H100ClusterPowerAddsEveryLevel) {
+  // 4,096 GPUs = 512 servers = 128 racks = 16 pods.
+  // Fabric (radix 64, 4,096 NICs): 128 leaf + 128 spine + 64 core = 320 switches; optics 2 x 4,096 +
+  // 2 x 2 x (128 x 32) = 24,576.
+  // GPUs 4,096 x 700 = 2,867,200 W; server overhead 512 x 4,600 = 2,355,200 W; network 320 x 1,500 +
+  // 24,576 x 15 = 848,640 W; IT = 6,071,040 W; facility x 1.3 = 7,892,352 W.
+  Model m = BuildModel(H100With("")).value();
+  ClusterEval e = EvaluateCluster(m, 4096);
+  EXPECT_EQ(e.servers, 512);
+  EXPECT_EQ(e.racks, 128);
+  EXPECT_EQ(e.pods, 16);
+  EXPECT_EQ(e.fabric.switch_count, 320);
+  EXPECT_EQ(e.fabric.optic_count, 24576);
+  EXPECT_DOUBLE_EQ(InWatts(e.gpu_power), 2867200.0);
+  EXPECT_DOUBLE_EQ(InWatts(e.server_overhead_power), 2355200.0);
+  EXPECT_DOUBLE_EQ(InWatts(e.network_power), 848640.0);
+  EXPECT_DOUBLE_EQ(InWatts(e.it_power), 6071040.0);
+  EXPECT_NEAR(InWatts(e.facility_power), 7892352.0, 1e-6);
+}
+
+TEST(EvaluateCluster, CapexAddsEveryComponent) {
+  // 1,000 servers (8,000 GPUs) at $300,000 = $300,000,000; 250 racks at $50,000 = $12,500,000;
+  // network: 8,000 NICs -> 250 leaves, 3 tiers: 250 + 250 + 125 = 625 switches x $30,000 = $18,750,000,
+  // optics 2 x 8,000 + 2 x 2 x 8,000 = 48,000 x $1,000 = $48,000,000; facility $10/W of IT power.
+  Model m = BuildModel(H100With("costs { facility_usd_per_it_watt: 10 site_fixed_usd: 5e6 }")).value();
+  ClusterEval e = EvaluateCluster(m, 8000);
+  EXPECT_EQ(e.fabric.switch_count, 625);
+  EXPECT_EQ(e.fabric.optic_count, 48000);
+  EXPECT_DOUBLE_EQ(InUsd(e.servers_capex), 300e6);
+  EXPECT_DOUBLE_EQ(InUsd(e.racks_capex), 12.5e6);
+  EXPECT_DOUBLE_EQ(InUsd(e.network_capex), 18.75e6 + 48e6);
+  // IT = 8,000 x 700 + 1,000 x 4,600 + 625 x 1,500 + 48,000 x 15 = 11,857,500 W -> $118,575,000.
+  EXPECT_DOUBLE_EQ(InWatts(e.it_power), 11857500.0);
+  EXPECT_NEAR(InUsd(e.facility_capex), 118575000.0, 1e-3);
+  EXPECT_NEAR(InUsd(e.capex), 300e6 + 12.5e6 + 66.75e6 + 118.575e6 + 5e6, 1e-3);
+}
+
+TEST(EvaluateCluster, YearOfEnergyAtKnownPowerUtilizationAndPrice) {
+  // Seed, 1,000 GPUs = 1.4 MW IT at PUE 1.5, 80% average utilization: 1.68 MW average at the meter;
+  // x 8,760 h = 14,716.8 MWh a year; at $0.08/kWh = $1,177,344.
+  Model m = BuildModel(SeedWith("site { pue: 1.5 } costs { electricity_usd_per_kwh: 0.08 "
+                                "average_utilization: 0.8 }"))
+                .value();
+  ClusterEval e = EvaluateCluster(m, 1000);
+  EXPECT_NEAR(InWatts(e.average_facility_power), 1.68e6, 1e-6);
+  EXPECT_NEAR(units::InMegawattHours(e.energy_per_year), 14716.8, 1e-6);
+  EXPECT_NEAR(InUsd(e.energy_cost_per_year), 1177344.0, 1e-4);
+}
+
+TEST(EvaluateCluster, EveryCappedFigureGrowsWithTheCluster) {
+  Model m = BuildModel(H100With("costs { facility_usd_per_it_watt: 10 electricity_usd_per_kwh: 0.1 }"))
+                .value();
+  ClusterEval prev = EvaluateForCaps(m, 0);
+  for (int64_t g = 8; g < 200000; g += 8 * 37) {
+    ClusterEval e = EvaluateForCaps(m, g);
+    ASSERT_GE(e.facility_power, prev.facility_power) << g;
+    ASSERT_GE(e.it_power, prev.it_power) << g;
+    ASSERT_GE(e.capex, prev.capex) << g;
+    ASSERT_GE(e.tco, prev.tco) << g;
+    ASSERT_GE(e.buildings, prev.buildings) << g;
+    prev = e;
+  }
+}
+
+}  // namespace
+}  // namespace dcplan

@@ -1,0 +1,188 @@
+#include "planner/model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "planner/fabric.h"
+#include "planner/status_macros.h"
+#include "planner/validate.h"
+
+namespace dcplan {
+namespace {
+
+using units::Fraction;
+using units::Power;
+
+constexpr double kDefaultPue = 1.3;
+constexpr double kDefaultPowerFactor = 0.95;
+constexpr double kDefaultAverageUtilization = 0.8;
+constexpr double kDefaultHorizonYears = 4.0;
+
+}  // namespace
+
+Power SubstationCapacity(const Substation& s) {
+  if (s.transformer_rating_va() <= 0) return units::Watts(0.0);
+  const double count = std::max<uint32_t>(s.transformer_count(), 1);
+  double usable = count;
+  switch (s.redundancy()) {
+    case REDUNDANCY_N_PLUS_1:
+      usable = count - 1.0;
+      break;
+    case REDUNDANCY_2N:
+      usable = count / 2.0;
+      break;
+    default:
+      break;
+  }
+  const double pf = s.has_power_factor() ? s.power_factor() : kDefaultPowerFactor;
+  // Apparent power (VA) x power factor = real power (W).
+  return units::Watts(usable * s.transformer_rating_va() * pf);
+}
+
+absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
+  DCPLAN_RETURN_IF_ERROR(ValidateRequest(request));
+  Model m;
+  m.name = request.name();
+
+  const Accelerator& acc = request.hardware().accelerator();
+  m.accelerator.peak = units::FlopsPerSecond(acc.peak_flops_per_second());
+  m.accelerator.tdp = units::Watts(acc.tdp_watts());
+  m.accelerator.power =
+      units::Watts(acc.measured_power_watts() > 0 ? acc.measured_power_watts() : acc.tdp_watts());
+  m.accelerator.hbm = units::Bytes(acc.hbm_bytes());
+  m.accelerator.hbm_bandwidth = units::BytesPerSecond(acc.hbm_bandwidth_bytes_per_second());
+  m.accelerator.price = units::Usd(acc.price_usd());
+
+  const Server& srv = request.hardware().server();
+  m.server.gpus = srv.gpus_per_server();
+  m.server.overhead = units::Watts(srv.overhead_watts());
+  m.server.price = srv.price_usd() > 0
+                       ? units::Usd(srv.price_usd())
+                       : static_cast<double>(m.server.gpus) * m.accelerator.price +
+                             units::Usd(srv.non_gpu_price_usd());
+
+  const Rack& rack = request.hardware().rack();
+  m.rack.max_servers = rack.max_servers_per_rack();
+  m.rack.has_power_limit = rack.power_limit_watts() > 0;
+  m.rack.power_limit = units::Watts(rack.power_limit_watts());
+  m.rack.overhead = units::Watts(rack.overhead_watts());
+  m.rack.price = units::Usd(rack.price_usd());
+  m.racks_per_pod = std::max<uint32_t>(request.hardware().pod().racks_per_pod(), 1);
+
+  const Network& net = request.hardware().network();
+  m.network.nics_per_gpu = net.nics_per_gpu();
+  m.network.radix = net.switch_radix();
+  const double oversub = net.has_leaf_oversubscription() ? net.leaf_oversubscription() : 1.0;
+  // A leaf of radix k with oversubscription o = down/up gives down = k o / (1 + o) ports to endpoints.
+  m.network.leaf_downlinks = static_cast<int64_t>(
+      std::floor(static_cast<double>(net.switch_radix()) * oversub / (1.0 + oversub) + 1e-9));
+  m.network.scale_up_domain_gpus =
+      net.scale_up_domain_gpus() > 0 ? net.scale_up_domain_gpus() : m.server.gpus;
+  m.network.scale_up_bandwidth = units::BytesPerSecond(net.scale_up_bandwidth_bytes_per_second());
+  m.network.port_rate = units::BytesPerSecond(net.port_bits_per_second() / 8.0);
+  m.network.switch_power = units::Watts(net.switch_power_watts());
+  m.network.switch_price = units::Usd(net.switch_price_usd());
+  m.network.optic_power = units::Watts(net.optic_power_watts());
+  m.network.optic_price = units::Usd(net.optic_price_usd());
+  if (m.network.nics_per_gpu > 0 &&
+      (m.network.leaf_downlinks < 1 || m.network.leaf_downlinks >= m.network.radix)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "hardware.network.leaf_oversubscription %g leaves a radix-%d leaf with %d downlinks and %d "
+        "uplinks; both must be at least 1",
+        oversub, m.network.radix, m.network.leaf_downlinks,
+        m.network.radix - m.network.leaf_downlinks));
+  }
+
+  const Site& site = request.site();
+  m.site.pue = Fraction(site.has_pue() ? site.pue() : kDefaultPue);
+  m.site.has_building_limit = site.building().critical_it_power_watts() > 0;
+  m.site.building_it_power = units::Watts(site.building().critical_it_power_watts());
+  m.site.max_buildings = site.max_buildings();
+  m.site.substation_capacity = SubstationCapacity(site.substation());
+  m.site.has_substation = site.substation().transformer_rating_va() > 0;
+  if (m.site.has_substation && m.site.substation_capacity <= units::Watts(0.0)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "site.substation: %d transformer(s) under %s redundancy leave no usable capacity",
+        site.substation().transformer_count(), Redundancy_Name(site.substation().redundancy())));
+  }
+
+  const Costs& costs = request.costs();
+  m.costs.facility_per_it_power = units::UsdPerWatt(costs.facility_usd_per_it_watt());
+  m.costs.site_fixed = units::Usd(costs.site_fixed_usd());
+  m.costs.electricity = units::UsdPerKilowattHour(costs.electricity_usd_per_kwh());
+  m.costs.average_utilization = Fraction(
+      costs.has_average_utilization() ? costs.average_utilization() : kDefaultAverageUtilization);
+  m.costs.maintenance_per_year = Fraction(costs.maintenance_fraction_per_year());
+  m.costs.staff = units::UsdPerYear(costs.staff_usd_per_year());
+  m.costs.horizon = units::Years(costs.has_horizon_years() ? costs.horizon_years()
+                                                           : kDefaultHorizonYears);
+
+  const Constraints& caps = request.constraints();
+  m.caps.power_cap_at =
+      caps.power_cap_at() == POWER_CAP_AT_UNSPECIFIED ? POWER_CAP_AT_FACILITY : caps.power_cap_at();
+  if (m.caps.power_cap_at == POWER_CAP_AT_SUBSTATION) {
+    if (!m.site.has_substation) {
+      return absl::FailedPreconditionError(
+          "constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but site.substation has no "
+          "transformer_rating_va");
+    }
+    m.caps.has_power_cap = true;
+    m.caps.power_cap = m.site.substation_capacity;
+  } else {
+    m.caps.has_power_cap = caps.power_cap_watts() > 0;
+    m.caps.power_cap = units::Watts(caps.power_cap_watts());
+  }
+  m.caps.max_gpus = static_cast<int64_t>(caps.max_gpus());
+  m.caps.has_budget = caps.budget_usd() > 0;
+  m.caps.budget = units::Usd(caps.budget_usd());
+  m.caps.budget_on = caps.budget_on() == BUDGET_ON_UNSPECIFIED ? BUDGET_ON_CAPEX : caps.budget_on();
+  m.caps.objective =
+      caps.objective() == OBJECTIVE_UNSPECIFIED ? OBJECTIVE_MAX_GPUS : caps.objective();
+
+  DCPLAN_ASSIGN_OR_RETURN(m.mfu, MakeMfuModel(request.efficiency()));
+  m.realized_candidates = m.mfu->RealizedComputeCandidates();
+
+  // Servers per rack: space, and the rack's power limit (servers plus the rack's own overhead).
+  m.servers_per_rack = m.rack.max_servers;
+  const Power server_power = m.ServerPower();
+  if (m.rack.has_power_limit) {
+    const double by_power = std::floor(units::InFraction((m.rack.power_limit - m.rack.overhead) / server_power));
+    if (by_power < 1.0) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "hardware.rack.power_limit_watts %g holds no server: one server draws %g W and the rack's "
+          "overhead is %g W",
+          rack.power_limit_watts(), units::InWatts(server_power), rack.overhead_watts()));
+    }
+    m.servers_per_rack = std::min<int64_t>(m.servers_per_rack, static_cast<int64_t>(by_power));
+  }
+
+  // A full pod's IT power: its racks, plus the fabric a pod of that size needs on its own (its leaf and
+  // spine switches, which sit in the pod's building).
+  const int64_t pod_gpus = m.racks_per_pod * m.servers_per_rack * m.server.gpus;
+  Power pod_network = units::Watts(0.0);
+  if (m.network.nics_per_gpu > 0) {
+    FabricSize f = SizeFatTree(pod_gpus * m.network.nics_per_gpu, m.network.radix,
+                               m.network.leaf_downlinks);
+    pod_network = static_cast<double>(f.switch_count) * m.network.switch_power +
+                  static_cast<double>(f.optic_count) * m.network.optic_power;
+  }
+  m.pod_it_power = static_cast<double>(m.racks_per_pod) *
+                       (static_cast<double>(m.servers_per_rack) * server_power + m.rack.overhead) +
+                   pod_network;
+  if (m.site.has_building_limit) {
+    const double pods = std::floor(units::InFraction(m.site.building_it_power / m.pod_it_power));
+    if (pods < 1.0) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "site.building.critical_it_power_watts %g cannot hold one pod, which draws %g W "
+          "(hardware.pod.racks_per_pod %d racks of %d servers)",
+          site.building().critical_it_power_watts(), units::InWatts(m.pod_it_power),
+          m.racks_per_pod, m.servers_per_rack));
+    }
+    m.pods_per_building = static_cast<int64_t>(pods);
+  }
+  return m;
+}
+
+}  // namespace dcplan

@@ -1,0 +1,150 @@
+#include "planner/plan.h"
+
+#include "absl/strings/str_format.h"
+
+namespace dcplan {
+namespace {
+inline double D(int64_t v) { return static_cast<double>(v); }
+}  // namespace
+
+void FillCounts(const Model& m, const ClusterEval& e, Counts* c) {
+  c->set_gpu_count(e.gpus);
+  c->set_server_count(e.servers);
+  c->set_rack_count(e.racks);
+  c->set_pod_count(e.pods);
+  c->set_building_count(e.buildings);
+  c->set_servers_per_rack(m.servers_per_rack);
+  c->set_pods_per_building(m.pods_per_building);
+}
+
+void FillPower(const Model& m, const ClusterEval& e, PowerBreakdown* p) {
+  using units::InWatts;
+  p->set_gpu_power_watts(InWatts(e.gpu_power));
+  p->set_server_overhead_power_watts(InWatts(e.server_overhead_power));
+  p->set_rack_overhead_power_watts(InWatts(e.rack_overhead_power));
+  p->set_network_power_watts(InWatts(e.network_power));
+  p->set_it_power_watts(InWatts(e.it_power));
+  p->set_facility_power_watts(InWatts(e.facility_power));
+  p->set_cooling_and_losses_power_watts(InWatts(e.facility_power - e.it_power));
+  p->set_substation_capacity_watts(m.site.has_substation ? InWatts(m.site.substation_capacity)
+                                                         : 0.0);
+  p->set_pue(units::InFraction(m.site.pue));
+  p->set_server_power_watts(InWatts(m.ServerPower()));
+  p->set_rack_power_watts(InWatts(D(m.servers_per_rack) * m.ServerPower() + m.rack.overhead));
+}
+
+void FillCompute(const Model& m, const ClusterEval& e, ComputePlan* c) {
+  c->set_peak_flops_per_second(units::InFlopsPerSecond(e.peak));
+  c->set_mfu(units::InFraction(e.mfu));
+  c->set_realized_flops_per_second(units::InFlopsPerSecond(e.realized));
+  c->set_efficiency_model(m.mfu->Describe());
+}
+
+void FillNetwork(const ClusterEval& e, NetworkPlan* n) {
+  n->set_tiers(e.fabric.tiers);
+  for (int t = 0; t < e.fabric.tiers; ++t) n->add_switches_per_tier(e.fabric.switches_per_tier[t]);
+  n->set_switch_count(e.fabric.switch_count);
+  n->set_endpoint_count(e.fabric.endpoint_count);
+  n->set_optic_count(e.fabric.optic_count);
+  n->set_switch_power_watts(units::InWatts(e.switch_power));
+  n->set_optic_power_watts(units::InWatts(e.optic_power));
+}
+
+void FillCost(const Model& m, const ClusterEval& e, CostPlan* c) {
+  using units::InUsd;
+  Capex* capex = c->mutable_capex();
+  capex->set_servers_usd(InUsd(e.servers_capex));
+  capex->set_racks_usd(InUsd(e.racks_capex));
+  capex->set_network_usd(InUsd(e.network_capex));
+  capex->set_facility_usd(InUsd(e.facility_capex));
+  capex->set_site_fixed_usd(InUsd(e.site_fixed_capex));
+  capex->set_total_usd(InUsd(e.capex));
+  c->set_capex_usd(InUsd(e.capex));
+  c->set_average_facility_power_watts(units::InWatts(e.average_facility_power));
+  c->set_energy_mwh_per_year(units::InMegawattHours(e.energy_per_year));
+  c->set_energy_usd_per_year(InUsd(e.energy_cost_per_year));
+  c->set_maintenance_usd_per_year(InUsd(e.maintenance_per_year));
+  c->set_staff_usd_per_year(InUsd(e.staff_per_year));
+  c->set_opex_usd_per_year(InUsd(e.opex_per_year));
+  const double years = units::InYears(m.costs.horizon);
+  c->set_horizon_years(years);
+  c->set_tco_usd(InUsd(e.tco));
+  const double gpu_hours = D(e.gpus) * units::InHours(m.costs.horizon);
+  c->set_usd_per_gpu_hour(gpu_hours > 0 ? InUsd(e.tco) / gpu_hours : 0.0);
+  const double eflops_years = units::InFlopsPerSecond(e.realized) / 1e18 * years;
+  c->set_usd_per_realized_eflops_year(eflops_years > 0 ? InUsd(e.tco) / eflops_years : 0.0);
+}
+
+ScaleRow ToScaleRow(const Model& m, const ClusterEval& e) {
+  ScaleRow row;
+  FillCounts(m, e, row.mutable_counts());
+  FillCompute(m, e, row.mutable_compute());
+  FillPower(m, e, row.mutable_power());
+  FillCost(m, e, row.mutable_cost());
+  return row;
+}
+
+namespace {
+
+const char* CapName(BindingConstraint b) {
+  switch (b) {
+    case BINDING_CONSTRAINT_FACILITY_POWER:
+      return "the facility power cap";
+    case BINDING_CONSTRAINT_IT_POWER:
+      return "the IT power cap";
+    case BINDING_CONSTRAINT_SUBSTATION:
+      return "the substation's usable capacity";
+    case BINDING_CONSTRAINT_MAX_GPUS:
+      return "the GPU cap (constraints.max_gpus)";
+    case BINDING_CONSTRAINT_BUILDINGS:
+      return "the building count (site.max_buildings)";
+    case BINDING_CONSTRAINT_BUDGET:
+      return "the budget";
+    case BINDING_CONSTRAINT_SIZE_LIMIT:
+      return "dcplan's size limit of 10^12 GPUs";
+    case BINDING_CONSTRAINT_DIMINISHING_RETURNS:
+      return "diminishing returns: more GPUs would realize less compute";
+    default:
+      return "nothing";
+  }
+}
+
+}  // namespace
+
+Plan ToPlan(const Model& m, const Solution& s) {
+  Plan plan;
+  plan.set_schema_version(SCHEMA_VERSION_1);
+  plan.set_name(m.name);
+  FillCounts(m, s.eval, plan.mutable_counts());
+  FillPower(m, s.eval, plan.mutable_power());
+  FillCompute(m, s.eval, plan.mutable_compute());
+  FillNetwork(s.eval, plan.mutable_network());
+  FillCost(m, s.eval, plan.mutable_cost());
+  plan.set_binding_constraint(s.binding);
+
+  dcplan::Headroom* h = plan.mutable_headroom();
+  const auto& hr = s.headroom;
+  if (hr.has_facility_power) h->set_facility_power_watts(units::InWatts(hr.facility_power));
+  if (hr.has_it_power) h->set_it_power_watts(units::InWatts(hr.it_power));
+  if (hr.has_substation) h->set_substation_watts(units::InWatts(hr.substation));
+  if (hr.has_gpus) h->set_gpus(hr.gpus);
+  if (hr.has_buildings) h->set_buildings(hr.buildings);
+  if (hr.has_budget) h->set_budget_usd(units::InUsd(hr.budget));
+
+  if (s.eval.gpus == 0) {
+    plan.add_notes(absl::StrFormat(
+        "no GPUs fit: even one server (%d GPUs, %.0f W of IT power, %.0f W at the meter) breaks %s",
+        m.server.gpus, units::InWatts(m.ServerPower()),
+        units::InWatts(m.ServerPower() * m.site.pue), CapName(s.binding)));
+  } else if (s.binding == BINDING_CONSTRAINT_DIMINISHING_RETURNS) {
+    plan.add_notes(absl::StrFormat(
+        "stopped at %d of the %d servers that fit: %s", s.servers, s.largest_feasible_servers,
+        CapName(s.binding)));
+  } else {
+    plan.add_notes(absl::StrFormat("bound by %s: one more server (%d GPUs) would break it",
+                                   CapName(s.binding), m.server.gpus));
+  }
+  return plan;
+}
+
+}  // namespace dcplan

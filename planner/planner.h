@@ -1,0 +1,30 @@
+// File: planner/planner.h
+//
+// The library's front door: from a PlanRequest to a Plan in one call. It validates the request, builds
+// the typed model, solves it and writes the Plan; `Scale` evaluates given cluster sizes instead of
+// solving. Programs that link dcplan usually need only this header and the presets.
+//
+// Example:
+//   DCPLAN_ASSIGN_OR_RETURN(PlanRequest request, LoadPreset("h100-dgx"));
+//   request.mutable_constraints()->set_power_cap_watts(50e6);   // 50 MW at the meter
+//   DCPLAN_ASSIGN_OR_RETURN(Plan plan, SolvePlan(request));
+//   std::cout << plan.counts().gpu_count() << " GPUs\n";
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/plan.pb.h"
+#include "proto/request.pb.h"
+
+namespace dcplan {
+
+// Validates, models and solves `request`: the largest cluster under its caps.
+absl::StatusOr<Plan> SolvePlan(const PlanRequest& request);
+
+// Peak, MFU, realized compute, power and cost of clusters of exactly `gpu_counts` GPUs (each >= 1 and
+// <= 10^12), whatever the request's caps.
+absl::StatusOr<ScaleReport> Scale(const PlanRequest& request, absl::Span<const int64_t> gpu_counts);
+
+}  // namespace dcplan

@@ -1,0 +1,65 @@
+#include "planner/planner.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/status_matchers.h"
+#include "planner/test_requests.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::SeedWith;
+using ::dcplan::testing::StatusIs;
+using ::testing::HasSubstr;
+
+TEST(SolvePlan, WritesCountsPowerComputeAndTheBindingCap) {
+  Plan plan = SolvePlan(SeedWith("constraints { power_cap_watts: 45.9e6 }")).value();
+  EXPECT_EQ(plan.schema_version(), SCHEMA_VERSION_1);
+  EXPECT_EQ(plan.counts().gpu_count(), 32784u);
+  EXPECT_EQ(plan.counts().server_count(), 4098u);
+  // 4,098 servers / 4 a rack = 1,024.5: 1,025 racks; / 8 a pod = 128.1: 129 pods.
+  EXPECT_EQ(plan.counts().rack_count(), 1025u);
+  EXPECT_EQ(plan.counts().pod_count(), 129u);
+  EXPECT_EQ(plan.counts().building_count(), 1u);
+  EXPECT_DOUBLE_EQ(plan.power().it_power_watts(), 32784 * 1400.0);
+  EXPECT_DOUBLE_EQ(plan.power().facility_power_watts(), 32784 * 1400.0);
+  EXPECT_DOUBLE_EQ(plan.compute().peak_flops_per_second(), 32784e15);
+  EXPECT_EQ(plan.binding_constraint(), BINDING_CONSTRAINT_FACILITY_POWER);
+  EXPECT_TRUE(plan.headroom().has_facility_power_watts());
+  EXPECT_FALSE(plan.headroom().has_budget_usd());
+  ASSERT_EQ(plan.notes_size(), 1);
+  EXPECT_THAT(plan.notes(0), HasSubstr("facility power cap"));
+}
+
+TEST(SolvePlan, ZeroGpuPlanSaysWhy) {
+  Plan plan = SolvePlan(SeedWith("constraints { power_cap_watts: 5000 }")).value();
+  EXPECT_EQ(plan.counts().gpu_count(), 0u);
+  ASSERT_EQ(plan.notes_size(), 1);
+  EXPECT_THAT(plan.notes(0), HasSubstr("no GPUs fit"));
+}
+
+TEST(Scale, ReproducesTheSeedTable) {
+  // The chapter's table: G = 1, 8, 512, 8192, 32768 -> MFU 0.62 - 0.02 log2 G, realized = G x 1 PF x
+  // MFU, power = G x 1.4 kW.
+  const int64_t sizes[] = {1, 8, 512, 8192, 32768};
+  const double mfu[] = {0.62, 0.56, 0.44, 0.36, 0.32};
+  ScaleReport report = Scale(SeedWith(""), sizes).value();
+  ASSERT_EQ(report.rows_size(), 5);
+  for (int i = 0; i < 5; ++i) {
+    const ScaleRow& row = report.rows(i);
+    const double g = static_cast<double>(sizes[i]);
+    EXPECT_DOUBLE_EQ(row.compute().peak_flops_per_second(), g * 1e15);
+    EXPECT_NEAR(row.compute().mfu(), mfu[i], 1e-12);
+    EXPECT_NEAR(row.compute().realized_flops_per_second(), g * 1e15 * mfu[i], g * 1e3);
+    EXPECT_DOUBLE_EQ(row.power().facility_power_watts(), g * 1400.0);
+  }
+}
+
+TEST(Scale, RejectsSizesOutOfRange) {
+  const int64_t sizes[] = {8, 0};
+  EXPECT_THAT(Scale(SeedWith(""), sizes),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("gpus[1] must be in")));
+}
+
+}  // namespace
+}  // namespace dcplan

@@ -1,0 +1,191 @@
+#include "planner/solver.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/status_matchers.h"
+#include "planner/test_requests.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::H100With;
+using ::dcplan::testing::SeedWith;
+using ::dcplan::testing::StatusIs;
+using ::testing::HasSubstr;
+
+Solution SolveOrDie(const PlanRequest& request) {
+  Model m = BuildModel(request).value();
+  return Solve(m).value();
+}
+
+// The solution fits every cap and one more server breaks at least one.
+void ExpectTight(const PlanRequest& request) {
+  Model m = BuildModel(request).value();
+  Solution s = Solve(m).value();
+  EXPECT_EQ(BrokenCaps(m, EvaluateCluster(m, s.servers * m.server.gpus)), 0u);
+  EXPECT_NE(BrokenCaps(m, EvaluateCluster(m, (s.servers + 1) * m.server.gpus)), 0u);
+}
+
+TEST(Solver, SeedUnder45Point9MegawattsFits32784Gpus) {
+  // 45.9 MW / (8 x 1.4 kW) = 4,098.2: 4,098 servers = 32,784 GPUs (45,897,600 W); 4,099 would draw
+  // 45,908,800 W.
+  Solution s = SolveOrDie(SeedWith("constraints { power_cap_watts: 45.9e6 }"));
+  EXPECT_EQ(s.eval.gpus, 32784);
+  EXPECT_EQ(s.servers, 4098);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_FACILITY_POWER);
+  EXPECT_DOUBLE_EQ(units::InWatts(s.headroom.facility_power), 45.9e6 - 45897600.0);
+}
+
+TEST(Solver, SeedUnder46MegawattsFits32856Gpus) {
+  // 46 MW / 11.2 kW = 4,107.1: 4,107 servers = 32,856 GPUs.
+  Solution s = SolveOrDie(SeedWith("constraints { power_cap_watts: 46e6 }"));
+  EXPECT_EQ(s.eval.gpus, 32856);
+}
+
+TEST(Solver, ItPowerCapIgnoresThePue) {
+  // 10 MW of IT power, 10.2 kW servers, no network: 980 servers (9,996,000 W) = 7,840 GPUs.
+  Solution s = SolveOrDie(H100With(R"pb(
+    hardware { network { nics_per_gpu: 0 } }
+    constraints { power_cap_watts: 10e6 power_cap_at: POWER_CAP_AT_IT })pb"));
+  EXPECT_EQ(s.servers, 980);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_IT_POWER);
+  EXPECT_TRUE(s.headroom.has_it_power);
+  EXPECT_FALSE(s.headroom.has_facility_power);
+}
+
+TEST(Solver, SubstationBindsWhenItIsTighterThanTheCap) {
+  // Two 50 MVA transformers, PF 0.9, N+1: 45 MW usable; 45 MW / 11.2 kW = 4,017.9: 4,017 servers.
+  Solution s = SolveOrDie(SeedWith(R"pb(
+    site { substation { transformer_rating_va: 50e6 transformer_count: 2 power_factor: 0.9
+                        redundancy: REDUNDANCY_N_PLUS_1 } }
+    constraints { power_cap_watts: 100e6 })pb"));
+  EXPECT_EQ(s.servers, 4017);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_SUBSTATION);
+  EXPECT_NEAR(units::InWatts(s.headroom.substation), 45e6 - 4017 * 11200.0, 1e-3);
+}
+
+TEST(Solver, SubstationAloneIsACap) {
+  // power_cap_at SUBSTATION: one 100 MVA transformer at PF 0.95 = 95 MW; 95e6 / 11,200 = 8,482.1.
+  Solution s = SolveOrDie(SeedWith(R"pb(
+    site { substation { transformer_rating_va: 100e6 transformer_count: 1 } }
+    constraints { power_cap_at: POWER_CAP_AT_SUBSTATION })pb"));
+  EXPECT_EQ(s.servers, 8482);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_SUBSTATION);
+}
+
+TEST(Solver, GpuCapCountsWholeServers) {
+  // max_gpus 1,001 with 8 GPUs a server: 125 servers (1,000 GPUs); 126 would be 1,008.
+  Solution s = SolveOrDie(SeedWith("constraints { power_cap_watts: 100e6 max_gpus: 1001 }"));
+  EXPECT_EQ(s.eval.gpus, 1000);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_MAX_GPUS);
+  EXPECT_EQ(s.headroom.gpus, 1);
+}
+
+TEST(Solver, BuildingCountBinds) {
+  // 27 pods per 10 MW building (see model_test); 2 buildings = 54 pods x 32 servers = 1,728 servers.
+  Solution s = SolveOrDie(SeedWith(R"pb(
+    site { building { critical_it_power_watts: 10e6 } max_buildings: 2 }
+    constraints { power_cap_watts: 100e6 })pb"));
+  EXPECT_EQ(s.servers, 1728);
+  EXPECT_EQ(s.eval.buildings, 2);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_BUILDINGS);
+}
+
+TEST(Solver, CapSmallerThanOneServerGivesZeroGpus) {
+  // 10 kW < one 11.2 kW seed server.
+  Solution s = SolveOrDie(SeedWith("constraints { power_cap_watts: 10000 }"));
+  EXPECT_EQ(s.eval.gpus, 0);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_FACILITY_POWER);
+}
+
+TEST(Solver, RefusesARequestWithoutAnyCap) {
+  Model m = BuildModel(SeedWith("")).value();
+  EXPECT_THAT(Solve(m), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no cap")));
+}
+
+TEST(Solver, RefusesABudgetWhenNothingHasAPrice) {
+  Model m = BuildModel(SeedWith("constraints { budget_usd: 1e9 }")).value();
+  EXPECT_THAT(Solve(m), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("price")));
+}
+
+constexpr absl::string_view kPricedSeed = R"pb(
+  hardware { accelerator { price_usd: 25000 } server { non_gpu_price_usd: 100000 } }
+  costs { facility_usd_per_it_watt: 10 })pb";
+
+TEST(Solver, BudgetCapIsExactToTheServer) {
+  // Per server: 8 x $25,000 + $100,000 = $300,000, plus $10/W x 11,200 W = $112,000: $412,000.
+  // $1B / $412,000 = 2,427.2: 2,427 servers cost $999,924,000; 2,428 would cost $1,000,336,000.
+  Solution s = SolveOrDie(SeedWith(absl::StrCat(kPricedSeed, "constraints { budget_usd: 1e9 }")));
+  EXPECT_EQ(s.servers, 2427);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_BUDGET);
+  EXPECT_NEAR(units::InUsd(s.eval.capex), 999924000.0, 1e-3);
+  EXPECT_NEAR(units::InUsd(s.headroom.budget), 76000.0, 1e-3);
+}
+
+TEST(Solver, UnderBothCapsReportsTheTighterOneEitherWay) {
+  // 45.9 MW allows 4,098 servers; $1B allows 2,427: the budget binds.
+  Solution a = SolveOrDie(
+      SeedWith(absl::StrCat(kPricedSeed, "constraints { budget_usd: 1e9 power_cap_watts: 45.9e6 }")));
+  EXPECT_EQ(a.servers, 2427);
+  EXPECT_EQ(a.binding, BINDING_CONSTRAINT_BUDGET);
+  // $2B allows 4,854 servers: now power binds at 4,098.
+  Solution b = SolveOrDie(
+      SeedWith(absl::StrCat(kPricedSeed, "constraints { budget_usd: 2e9 power_cap_watts: 45.9e6 }")));
+  EXPECT_EQ(b.servers, 4098);
+  EXPECT_EQ(b.binding, BINDING_CONSTRAINT_FACILITY_POWER);
+  EXPECT_TRUE(b.headroom.has_budget);
+  EXPECT_NEAR(units::InUsd(b.headroom.budget), 2e9 - 4098 * 412000.0, 1e-3);
+}
+
+TEST(Solver, BudgetOnTcoAddsOpexOverTheHorizon) {
+  // TCO per server over 4 years: capex $412,000 x (1 + 0.05 x 4) = $494,400, plus energy
+  // 11,200 W x 0.8 x 8,760 h x 4 = 313,958.4 kWh x $0.10 = $31,395.84: $525,795.84 a server.
+  // $1B / $525,795.84 = 1,901.9: 1,901 servers.
+  Solution s = SolveOrDie(SeedWith(absl::StrCat(kPricedSeed, R"pb(
+    costs { electricity_usd_per_kwh: 0.1 maintenance_fraction_per_year: 0.05 }
+    constraints { budget_usd: 1e9 budget_on: BUDGET_ON_TCO })pb")));
+  EXPECT_EQ(s.servers, 1901);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_BUDGET);
+}
+
+TEST(Solver, IsTightUnderEveryKindOfCap) {
+  for (const char* extra : {
+           "constraints { power_cap_watts: 50e6 }",
+           "constraints { power_cap_watts: 1e9 }",
+           "constraints { power_cap_watts: 12345678 power_cap_at: POWER_CAP_AT_IT }",
+           "constraints { max_gpus: 77777 }",
+           "constraints { budget_usd: 3.3e9 power_cap_watts: 1e9 }",
+           "costs { facility_usd_per_it_watt: 11 } constraints { budget_usd: 2.5e9 }",
+           "costs { electricity_usd_per_kwh: 0.07 } constraints { budget_usd: 2.5e9 budget_on: "
+           "BUDGET_ON_TCO }",
+       }) {
+    SCOPED_TRACE(extra);
+    ExpectTight(H100With(extra));
+  }
+}
+
+TEST(Solver, MaxRealizedComputeStopsWhereMoreGpusDeliverLess) {
+  // MFU falls from 0.5 at 1,000 GPUs to 0.1 at 4,000: G x MFU peaks near 2,081 GPUs (mfu_model_test).
+  PlanRequest r = SeedWith(R"pb(
+    efficiency { table { points { gpus: 1000 mfu: 0.5 } points { gpus: 4000 mfu: 0.1 } } }
+    constraints { power_cap_watts: 5e6 objective: OBJECTIVE_MAX_REALIZED_COMPUTE })pb");
+  Model m = BuildModel(r).value();
+  Solution s = Solve(m).value();
+  // Brute force over every whole-server size that fits 5 MW (446 servers): none realizes more.
+  double best = 0;
+  int64_t best_n = 0;
+  for (int64_t n = 1; n <= s.largest_feasible_servers; ++n) {
+    double rate = units::InFlopsPerSecond(EvaluateCluster(m, n * 8).realized);
+    if (rate > best) best = rate, best_n = n;
+  }
+  EXPECT_EQ(s.largest_feasible_servers, 446);
+  EXPECT_EQ(s.servers, best_n);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_DIMINISHING_RETURNS);
+  EXPECT_NEAR(static_cast<double>(s.eval.gpus), 2081.0, 8.0);
+}
+
+}  // namespace
+}  // namespace dcplan

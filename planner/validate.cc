@@ -1,0 +1,494 @@
+// File: planner/validate.cc
+//
+// One Validate function per message, in the order of proto/request.proto. Each takes the path of
+// its message (e.g. "hardware.accelerator") and builds a field path only when it reports an error,
+// so a valid request is checked without allocating.
+#include "planner/validate.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "proto/request.pb.h"
+
+// Returns the status of `expr` from the enclosing function when it is not OK. (A local copy of
+// DCPLAN_RETURN_IF_ERROR: this target does not depend on //planner:status_macros.)
+#define DCPLAN_VALIDATE_RETURN_IF_ERROR(expr)        \
+  do {                                               \
+    ::absl::Status dcplan_status_ = (expr);          \
+    if (!dcplan_status_.ok()) return dcplan_status_; \
+  } while (false)
+
+namespace dcplan {
+namespace {
+
+// The defaults proto/request.proto documents for absent optional fields that take part in a
+// cross-field requirement.
+constexpr double kDefaultIntercept = 0.62;
+constexpr double kDefaultSlopePerDoubling = 0.02;
+constexpr double kDefaultFloor = 0.01;
+
+// ------------------------------------------------------------------------------------------------
+// Formatting
+// ------------------------------------------------------------------------------------------------
+
+// Prints a double like %g ("0.9", "4600", "1e+15", "nan", "inf") but with as many significant
+// digits as it takes to read back the same double, so 0.1 + 0.2 prints as 0.30000000000000004 and a
+// message never shows two different numbers the same way.
+std::string FormatDouble(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[40];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+// `prefix.field`, or `field` at the top level.
+std::string FieldPath(absl::string_view prefix, absl::string_view field) {
+  if (prefix.empty()) return std::string(field);
+  return absl::StrCat(prefix, ".", field);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Field checks. Each returns OK or an error naming `prefix.field` and the value.
+// ------------------------------------------------------------------------------------------------
+
+absl::Status CheckFinite(absl::string_view prefix, absl::string_view field, double value) {
+  if (std::isfinite(value)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(FieldPath(prefix, field), " must be finite, got ", FormatDouble(value)));
+}
+
+// OutOfRange when a finite `value` exceeds the hard limit `max`.
+absl::Status CheckAtMost(absl::string_view prefix, absl::string_view field, double value,
+                         double max) {
+  if (value <= max) return absl::OkStatus();
+  return absl::OutOfRangeError(absl::StrCat(
+      FieldPath(prefix, field), " must be <= ", FormatDouble(max), ", got ", FormatDouble(value)));
+}
+
+// Finite, >= 0 and <= max.
+absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field, double value,
+                              double max) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
+  if (!(value >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(FieldPath(prefix, field), " must be >= 0, got ", FormatDouble(value)));
+  }
+  return CheckAtMost(prefix, field, value, max);
+}
+
+// Finite, > 0 and <= max. `note` follows "> 0" in the message, e.g. " when set".
+absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, double value,
+                           double max, absl::string_view note = "") {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
+  if (!(value > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be > 0", note,
+                                                   ", got ", FormatDouble(value)));
+  }
+  return CheckAtMost(prefix, field, value, max);
+}
+
+// Finite and in (0, 1].
+absl::Status CheckFraction(absl::string_view prefix, absl::string_view field, double value) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
+  if (value > 0 && value < 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(FieldPath(prefix, field), " must be in (0, 1], got ", FormatDouble(value)));
+}
+
+// An integer count >= min.
+absl::Status CheckCountAtLeast(absl::string_view prefix, absl::string_view field, uint64_t value,
+                               uint64_t min) {
+  if (value >= min) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(FieldPath(prefix, field), " must be >= ", min, ", got ", value));
+}
+
+// OutOfRange when an integer count exceeds the hard limit `max`.
+absl::Status CheckCountAtMost(absl::string_view prefix, absl::string_view field, uint64_t value,
+                              uint64_t max) {
+  if (value <= max) return absl::OkStatus();
+  return absl::OutOfRangeError(
+      absl::StrCat(FieldPath(prefix, field), " must be <= ", max, ", got ", value));
+}
+
+// A proto3 enum field holds any int; only the values the schema names are accepted.
+absl::Status CheckEnum(absl::string_view prefix, absl::string_view field, int value,
+                       bool (*is_valid)(int), absl::string_view enum_name) {
+  if (is_valid(value)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be a known ",
+                                                 enum_name, " value, got ", value));
+}
+
+// ", got 0.02" or ", got 0.02 (the default)" for a value that may stand in for an absent field.
+std::string Got(double value, bool present) {
+  return absl::StrCat(", got ", FormatDouble(value), present ? "" : " (the default)");
+}
+
+// "(0.62)" or "(0.62, the default)".
+std::string Bound(double value, bool present) {
+  return absl::StrCat("(", FormatDouble(value), present ? "" : ", the default", ")");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Hardware
+// ------------------------------------------------------------------------------------------------
+
+absl::Status ValidateAccelerator(const Accelerator& accelerator, absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckPositive(path, "peak_flops_per_second",
+                                                accelerator.peak_flops_per_second(),
+                                                limits::kMaxPeakFlopsPerSecond));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckPositive(path, "tdp_watts", accelerator.tdp_watts(), limits::kMaxWatts));
+  // 0 = use tdp_watts; otherwise > 0 and <= tdp_watts.
+  const double measured = accelerator.measured_power_watts();
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "measured_power_watts", measured));
+  if (measured != 0) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckPositive(path, "measured_power_watts", measured,
+                                                  limits::kMaxWatts,
+                                                  " when set (0 = use tdp_watts)"));
+    if (measured > accelerator.tdp_watts()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(FieldPath(path, "measured_power_watts"), " must be <= tdp_watts (",
+                       FormatDouble(accelerator.tdp_watts()), "), got ", FormatDouble(measured)));
+    }
+  }
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "hbm_bytes", accelerator.hbm_bytes(), limits::kMaxBytes));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(path, "hbm_bandwidth_bytes_per_second",
+                                                   accelerator.hbm_bandwidth_bytes_per_second(),
+                                                   limits::kMaxBytesPerSecond));
+  return CheckNonNegative(path, "price_usd", accelerator.price_usd(), limits::kMaxUsd);
+}
+
+absl::Status ValidateServer(const Server& server, absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckCountAtLeast(path, "gpus_per_server", server.gpus_per_server(), 1));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtMost(
+      path, "gpus_per_server", server.gpus_per_server(), limits::kMaxGpusPerServer));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "overhead_watts", server.overhead_watts(), limits::kMaxWatts));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "price_usd", server.price_usd(), limits::kMaxUsd));
+  return CheckNonNegative(path, "non_gpu_price_usd", server.non_gpu_price_usd(), limits::kMaxUsd);
+}
+
+// `accelerator` and `server` are already valid: a set power limit must fit one server (accelerators
+// at their provisioned power, measured_power_watts when set, plus the server overhead) plus the
+// rack overhead.
+absl::Status ValidateRack(const Rack& rack, const Accelerator& accelerator, const Server& server,
+                          absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckCountAtLeast(path, "max_servers_per_rack", rack.max_servers_per_rack(), 1));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtMost(
+      path, "max_servers_per_rack", rack.max_servers_per_rack(), limits::kMaxServersPerRack));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "power_limit_watts", rack.power_limit_watts(), limits::kMaxWatts));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "overhead_watts", rack.overhead_watts(), limits::kMaxWatts));
+  if (rack.power_limit_watts() > 0) {
+    const double gpu_watts = accelerator.measured_power_watts() > 0
+                                 ? accelerator.measured_power_watts()
+                                 : accelerator.tdp_watts();
+    const double needed =
+        server.gpus_per_server() * gpu_watts + server.overhead_watts() + rack.overhead_watts();
+    if (rack.power_limit_watts() < needed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          FieldPath(path, "power_limit_watts"), " must be >= one server plus the rack overhead (",
+          server.gpus_per_server(), " x ", FormatDouble(gpu_watts), " + ",
+          FormatDouble(server.overhead_watts()), " + ", FormatDouble(rack.overhead_watts()), " = ",
+          FormatDouble(needed), "), got ", FormatDouble(rack.power_limit_watts()),
+          ": a rack that can hold no server"));
+    }
+  }
+  return CheckNonNegative(path, "price_usd", rack.price_usd(), limits::kMaxUsd);
+}
+
+absl::Status ValidatePod(const Pod& pod, absl::string_view path) {
+  // 0 means the default 1, so every uint32 but the too-large ones is fine.
+  return CheckCountAtMost(path, "racks_per_pod", pod.racks_per_pod(), limits::kMaxRacksPerPod);
+}
+
+absl::Status ValidateNetwork(const Network& network, absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtMost(
+      path, "scale_up_domain_gpus", network.scale_up_domain_gpus(), limits::kMaxScaleUpDomainGpus));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(path, "scale_up_bandwidth_bytes_per_second",
+                                                   network.scale_up_bandwidth_bytes_per_second(),
+                                                   limits::kMaxBytesPerSecond));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckCountAtMost(path, "nics_per_gpu", network.nics_per_gpu(), limits::kMaxNicsPerGpu));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+      path, "port_bits_per_second", network.port_bits_per_second(), limits::kMaxBitsPerSecond));
+  // Required when there is a scale-out network; a radix given without one must still be a radix.
+  const uint32_t radix = network.switch_radix();
+  const bool has_fabric = network.nics_per_gpu() > 0;
+  if (has_fabric || radix != 0) {
+    if (radix < 4 || radix % 2 != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(FieldPath(path, "switch_radix"), " must be >= 4 and even",
+                       has_fabric ? " (required when nics_per_gpu > 0)" : "", ", got ", radix));
+    }
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+        CheckCountAtMost(path, "switch_radix", radix, limits::kMaxSwitchRadix));
+  }
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+      path, "switch_power_watts", network.switch_power_watts(), limits::kMaxWatts));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "switch_price_usd", network.switch_price_usd(), limits::kMaxUsd));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "optic_power_watts", network.optic_power_watts(), limits::kMaxWatts));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "optic_price_usd", network.optic_price_usd(), limits::kMaxUsd));
+  if (network.has_leaf_oversubscription()) {
+    const double oversubscription = network.leaf_oversubscription();
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "leaf_oversubscription", oversubscription));
+    if (!(oversubscription >= 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "leaf_oversubscription"),
+                                                     " must be >= 1, got ",
+                                                     FormatDouble(oversubscription)));
+    }
+    // A leaf of radix k with d downlinks per uplink has floor(k / (1 + d)) uplinks: at least one
+    // needs d <= k - 1.
+    if (has_fabric && oversubscription > radix - 1.0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          FieldPath(path, "leaf_oversubscription"),
+          " must leave at least one uplink per leaf switch: at most switch_radix - 1 (", radix - 1,
+          "), got ", FormatDouble(oversubscription)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateHardware(const Hardware& hardware, absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      ValidateAccelerator(hardware.accelerator(), absl::StrCat(path, ".accelerator")));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateServer(hardware.server(), absl::StrCat(path, ".server")));
+  if (hardware.has_rack()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(),
+                                                 hardware.server(), absl::StrCat(path, ".rack")));
+  }
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidatePod(hardware.pod(), absl::StrCat(path, ".pod")));
+  return ValidateNetwork(hardware.network(), absl::StrCat(path, ".network"));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Site
+// ------------------------------------------------------------------------------------------------
+
+absl::Status ValidateBuilding(const Building& building, absl::string_view path) {
+  return CheckNonNegative(path, "critical_it_power_watts", building.critical_it_power_watts(),
+                          limits::kMaxWatts);
+}
+
+absl::Status ValidateSubstation(const Substation& substation, absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+      path, "transformer_rating_va", substation.transformer_rating_va(), limits::kMaxVoltAmperes));
+  // 0 means the default 1.
+  const uint32_t count = substation.transformer_count();
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckCountAtMost(path, "transformer_count", count, limits::kMaxTransformers));
+  if (substation.has_power_factor()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFraction(path, "power_factor", substation.power_factor()));
+  }
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckEnum(path, "redundancy", substation.redundancy(), Redundancy_IsValid, "Redundancy"));
+  // The redundancy scheme must leave usable transformers; checked when the substation is rated or
+  // its count is given.
+  if (substation.transformer_rating_va() > 0 || count > 0) {
+    const uint32_t effective_count = count == 0 ? 1 : count;
+    const std::string got = absl::StrCat(", got ", count, count == 0 ? " (the default 1)" : "");
+    if (substation.redundancy() == REDUNDANCY_2N && effective_count % 2 == 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          FieldPath(path, "transformer_count"),
+          " must be even with REDUNDANCY_2N (half of the transformers are held in reserve)", got));
+    }
+    if (substation.redundancy() == REDUNDANCY_N_PLUS_1 && effective_count < 2) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          FieldPath(path, "transformer_count"),
+          " must be >= 2 with REDUNDANCY_N_PLUS_1 (one transformer is held in reserve)", got));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateSite(const Site& site, absl::string_view path) {
+  if (site.has_pue()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "pue", site.pue()));
+    if (!(site.pue() >= 1.0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(FieldPath(path, "pue"), " must be >= 1.0, got ", FormatDouble(site.pue())));
+    }
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckAtMost(path, "pue", site.pue(), limits::kMaxPue));
+  }
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      ValidateBuilding(site.building(), absl::StrCat(path, ".building")));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckCountAtMost(path, "max_buildings", site.max_buildings(), limits::kMaxBuildings));
+  return ValidateSubstation(site.substation(), absl::StrCat(path, ".substation"));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Efficiency
+// ------------------------------------------------------------------------------------------------
+
+// Each field is checked alone and then against the fields before it, so errors come in field order.
+absl::Status ValidateLogLinearMfu(const LogLinearMfu& model, absl::string_view path) {
+  if (model.has_intercept()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFraction(path, "intercept", model.intercept()));
+  }
+  const double intercept = model.has_intercept() ? model.intercept() : kDefaultIntercept;
+  if (model.has_slope_per_doubling()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(path, "slope_per_doubling",
+                                                     model.slope_per_doubling(),
+                                                     std::numeric_limits<double>::infinity()));
+  }
+  const double slope =
+      model.has_slope_per_doubling() ? model.slope_per_doubling() : kDefaultSlopePerDoubling;
+  if ((model.has_intercept() || model.has_slope_per_doubling()) && !(slope < intercept)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        FieldPath(path, "slope_per_doubling"), " must be < intercept ",
+        Bound(intercept, model.has_intercept()), Got(slope, model.has_slope_per_doubling())));
+  }
+  if (model.has_floor()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "floor", model.floor()));
+    if (!(model.floor() > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "floor"),
+                                                     " must be in (0, intercept], got ",
+                                                     FormatDouble(model.floor())));
+    }
+  }
+  const double floor = model.has_floor() ? model.floor() : kDefaultFloor;
+  if ((model.has_intercept() || model.has_floor()) && !(floor <= intercept)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(FieldPath(path, "floor"), " must be <= intercept ",
+                     Bound(intercept, model.has_intercept()), Got(floor, model.has_floor())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateMfuTable(const MfuTable& table, absl::string_view path) {
+  const int size = table.points_size();
+  if (size == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(FieldPath(path, "points"), " must have at least one point, got 0"));
+  }
+  if (size > limits::kMaxMfuTablePoints) {
+    return absl::OutOfRangeError(absl::StrCat(FieldPath(path, "points"), " must have at most ",
+                                              limits::kMaxMfuTablePoints, " points, got ", size));
+  }
+  for (int i = 0; i < size; ++i) {
+    const MfuPoint& point = table.points(i);
+    const std::string point_path = absl::StrCat(path, ".points[", i, "]");
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtLeast(point_path, "gpus", point.gpus(), 1));
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+        CheckCountAtMost(point_path, "gpus", point.gpus(), limits::kMaxGpus));
+    if (i > 0 && point.gpus() <= table.points(i - 1).gpus()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(point_path, ".gpus must be greater than points[", i - 1, "].gpus (",
+                       table.points(i - 1).gpus(), "), got ", point.gpus()));
+    }
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFraction(point_path, "mfu", point.mfu()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateEfficiency(const EfficiencyModel& efficiency, absl::string_view path) {
+  switch (efficiency.model_case()) {
+    case EfficiencyModel::kLogLinear:
+      return ValidateLogLinearMfu(efficiency.log_linear(), absl::StrCat(path, ".log_linear"));
+    case EfficiencyModel::kTable:
+      return ValidateMfuTable(efficiency.table(), absl::StrCat(path, ".table"));
+    case EfficiencyModel::kConstant:
+      return CheckFraction(absl::StrCat(path, ".constant"), "mfu", efficiency.constant().mfu());
+    case EfficiencyModel::MODEL_NOT_SET:
+      return absl::OkStatus();  // log_linear with its defaults
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------------------------------------
+// Constraints and costs
+// ------------------------------------------------------------------------------------------------
+
+absl::Status ValidateConstraints(const Constraints& constraints, const Site& site,
+                                 absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "power_cap_watts", constraints.power_cap_watts(), limits::kMaxWatts));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckEnum(path, "power_cap_at", constraints.power_cap_at(),
+                                            PowerCapAt_IsValid, "PowerCapAt"));
+  if (constraints.power_cap_at() == POWER_CAP_AT_SUBSTATION &&
+      !(site.substation().transformer_rating_va() > 0)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        FieldPath(path, "power_cap_at"),
+        " is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated "
+        "substation to cap at)"));
+  }
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckCountAtMost(path, "max_gpus", constraints.max_gpus(), limits::kMaxGpus));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "budget_usd", constraints.budget_usd(), limits::kMaxUsd));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckEnum(path, "budget_on", constraints.budget_on(), BudgetOn_IsValid, "BudgetOn"));
+  return CheckEnum(path, "objective", constraints.objective(), Objective_IsValid, "Objective");
+}
+
+absl::Status ValidateCosts(const Costs& costs, absl::string_view path) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+      path, "facility_usd_per_it_watt", costs.facility_usd_per_it_watt(), limits::kMaxUsd));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "site_fixed_usd", costs.site_fixed_usd(), limits::kMaxUsd));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+      path, "electricity_usd_per_kwh", costs.electricity_usd_per_kwh(), limits::kMaxUsd));
+  if (costs.has_average_utilization()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+        CheckFraction(path, "average_utilization", costs.average_utilization()));
+  }
+  const double maintenance = costs.maintenance_fraction_per_year();
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "maintenance_fraction_per_year", maintenance));
+  if (!(maintenance >= 0 && maintenance <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "maintenance_fraction_per_year"),
+                                                   " must be in [0, 1], got ",
+                                                   FormatDouble(maintenance)));
+  }
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      CheckNonNegative(path, "staff_usd_per_year", costs.staff_usd_per_year(), limits::kMaxUsd));
+  if (costs.has_horizon_years()) {
+    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+        CheckPositive(path, "horizon_years", costs.horizon_years(), limits::kMaxHorizonYears));
+  }
+  return absl::OkStatus();
+}
+
+// A reader refuses a request newer than it knows; 0 (unspecified) means the current version.
+absl::Status ValidateSchemaVersion(int version) {
+  if (version > SchemaVersion_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schema_version must be <= ", SchemaVersion_MAX, " (",
+        SchemaVersion_Name(SchemaVersion_MAX), ", the newest this dcplan reads), got ", version));
+  }
+  return CheckEnum("", "schema_version", version, SchemaVersion_IsValid, "SchemaVersion");
+}
+
+}  // namespace
+
+absl::Status ValidateRequest(const PlanRequest& request) {
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateHardware(request.hardware(), "hardware"));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
+  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+      ValidateConstraints(request.constraints(), request.site(), "constraints"));
+  return ValidateCosts(request.costs(), "costs");
+}
+
+}  // namespace dcplan

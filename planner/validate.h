@@ -1,0 +1,104 @@
+// File: planner/validate.h
+//
+// The PlanRequest validator: the gate every request passes before it becomes a typed model. It
+// checks each field against the requirement written in its comment in proto/request.proto, plus a
+// few hard limits of dcplan's own (below) that keep counts and products far from overflow
+// downstream, so the model, evaluator and solver may assume a well-formed request.
+//
+// Modeled on or-tools' model_validator: one small function per message, errors name the full field
+// path and the offending value, and the FIRST error in field order is returned:
+//   `site.pue must be >= 1.0, got 0.9`
+//   `hardware.accelerator.peak_flops_per_second must be finite, got nan`
+//   `efficiency.table.points[2].gpus must be greater than points[1].gpus (512), got 256`
+//
+// Status codes:
+// - InvalidArgument: a field breaks its own requirement (negative, zero where required,
+// NaN/infinity,
+//   outside (0, 1], unknown enum value, a schema_version newer than this reader knows, table points
+//   not increasing).
+// - OutOfRange: a value above an upper bound that could be raised some day: the proto's own size
+// bounds
+//   (gpus_per_server <= 1024, nics_per_gpu <= 16, pue <= 5, horizon_years <= 50) and the hard
+//   limits in dcplan::limits.
+// - FailedPrecondition: fields that are fine alone but impossible together, e.g. REDUNDANCY_2N with
+// an
+//   odd transformer count, a rack power limit below one server plus the rack overhead (a rack that
+//   can hold no server), slope_per_doubling >= intercept, measured_power_watts > tdp_watts.
+//
+// Presence: `optional` fields are checked only when present. A cross-field requirement is checked
+// on the effective values (a default stands in for an absent field) whenever at least one of the
+// fields involved is present, e.g. `log_linear { intercept: 0.015 }` fails because the default
+// slope 0.02 is not below it. hardware.rack may be absent (no rack level); when present,
+// max_servers_per_rack is required. Strings (names) are free text and not checked.
+//
+// Example:
+//   PlanRequest request;
+//   ...
+//   absl::Status status = ValidateRequest(request);
+//   if (!status.ok()) {
+//     std::cerr << status.message() << "\n";  // hardware.server.gpus_per_server must be >= 1, got
+//     0 return 2;
+//   }
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "proto/request.pb.h"
+
+namespace dcplan {
+
+// Hard limits enforced by ValidateRequest (status OutOfRange). They are far above any real data
+// center; they exist so that counts fit comfortably in 64-bit integers and sums/products of doubles
+// stay finite.
+namespace limits {
+
+// hardware.server.gpus_per_server (from the proto).
+inline constexpr uint32_t kMaxGpusPerServer = 1024;
+// hardware.rack.max_servers_per_rack.
+inline constexpr uint32_t kMaxServersPerRack = 4096;
+// hardware.pod.racks_per_pod.
+inline constexpr uint32_t kMaxRacksPerPod = 1000000;
+// hardware.network.scale_up_domain_gpus.
+inline constexpr uint32_t kMaxScaleUpDomainGpus = 1000000;
+// hardware.network.nics_per_gpu (from the proto).
+inline constexpr uint32_t kMaxNicsPerGpu = 16;
+// hardware.network.switch_radix.
+inline constexpr uint32_t kMaxSwitchRadix = 65536;
+// site.max_buildings.
+inline constexpr uint32_t kMaxBuildings = 1000000;
+// site.substation.transformer_count.
+inline constexpr uint32_t kMaxTransformers = 10000;
+// constraints.max_gpus and every efficiency.table.points[i].gpus. A solver may also use it as the
+// upper bound of its search when no cap bounds the cluster more tightly.
+inline constexpr uint64_t kMaxGpus = 1000000000000;  // 1e12
+// efficiency.table.points size.
+inline constexpr int kMaxMfuTablePoints = 10000;
+
+// hardware.accelerator.peak_flops_per_second, in FLOP/s.
+inline constexpr double kMaxPeakFlopsPerSecond = 1e20;
+// Every power figure (TDP, overheads, switch and optic power, rack limit, building power, power
+// cap), in watts.
+inline constexpr double kMaxWatts = 1e15;
+// site.substation.transformer_rating_va, in volt-amperes.
+inline constexpr double kMaxVoltAmperes = 1e15;
+// Every money figure (prices, budget, fixed and yearly costs, USD per watt, USD per kWh), in USD.
+inline constexpr double kMaxUsd = 1e15;
+// hardware.accelerator.hbm_bytes, in bytes.
+inline constexpr double kMaxBytes = 1e15;
+// HBM and scale-up bandwidths, in bytes per second.
+inline constexpr double kMaxBytesPerSecond = 1e15;
+// hardware.network.port_bits_per_second, in bits per second.
+inline constexpr double kMaxBitsPerSecond = 1e15;
+// site.pue (from the proto).
+inline constexpr double kMaxPue = 5.0;
+// costs.horizon_years (from the proto).
+inline constexpr double kMaxHorizonYears = 50.0;
+
+}  // namespace limits
+
+// Checks every field of `request` against the requirements written in proto/request.proto and the
+// limits above. Returns OK, or the first error in field order (see the status codes above).
+absl::Status ValidateRequest(const PlanRequest& request);
+
+}  // namespace dcplan

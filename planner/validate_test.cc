@@ -1,0 +1,508 @@
+#include "planner/validate.h"
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "planner/status_matchers.h"
+#include "proto/request.pb.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::IsOk;
+using ::dcplan::testing::StatusIs;
+using ::google::protobuf::TextFormat;
+using ::testing::HasSubstr;
+
+// A complete, valid request: an H100-like server (989.4 TFLOP/s dense BF16, 700 W, 8 per server,
+// 4600 W for the rest of the server), racks of 4 servers at 41 kW, a radix-64 fat tree.
+// Rack power: one server is 8 x 700 + 4600 = 10200 W; four servers plus the 200 W rack overhead are
+// 4 x 10200 + 200 = 41000 W, exactly the limit.
+constexpr char kFullRequest[] = R"pb(
+  schema_version: SCHEMA_VERSION_1
+  name: "h100-test"
+  hardware {
+    accelerator {
+      name: "H100 SXM5"
+      peak_flops_per_second: 989.4e12
+      tdp_watts: 700
+      hbm_bytes: 80e9
+      hbm_bandwidth_bytes_per_second: 3.35e12
+      price_usd: 25000
+    }
+    server { name: "DGX H100" gpus_per_server: 8 overhead_watts: 4600 non_gpu_price_usd: 150000 }
+    rack { max_servers_per_rack: 4 power_limit_watts: 41000 overhead_watts: 200 price_usd: 60000 }
+    pod { racks_per_pod: 32 }
+    network {
+      scale_up_domain_gpus: 8
+      scale_up_bandwidth_bytes_per_second: 450e9
+      nics_per_gpu: 1
+      port_bits_per_second: 4e11
+      switch_radix: 64
+      switch_power_watts: 1500
+      switch_price_usd: 40000
+      optic_power_watts: 15
+      optic_price_usd: 800
+      leaf_oversubscription: 1
+    }
+  }
+  site {
+    pue: 1.3
+    building { critical_it_power_watts: 50e6 }
+    max_buildings: 4
+    substation {
+      transformer_rating_va: 1e8
+      transformer_count: 4
+      power_factor: 0.95
+      redundancy: REDUNDANCY_2N
+    }
+  }
+  efficiency { log_linear { intercept: 0.62 slope_per_doubling: 0.02 floor: 0.01 } }
+  constraints {
+    power_cap_watts: 100e6
+    power_cap_at: POWER_CAP_AT_FACILITY
+    max_gpus: 100000
+    budget_usd: 5e9
+    budget_on: BUDGET_ON_TCO
+    objective: OBJECTIVE_MAX_GPUS
+  }
+  costs {
+    facility_usd_per_it_watt: 10
+    site_fixed_usd: 5e7
+    electricity_usd_per_kwh: 0.08
+    average_utilization: 0.8
+    maintenance_fraction_per_year: 0.05
+    staff_usd_per_year: 5e6
+    horizon_years: 4
+  }
+)pb";
+
+// The least a request needs: an accelerator and a server; everything else takes its default.
+constexpr char kMinimalRequest[] = R"pb(
+  hardware {
+    accelerator { peak_flops_per_second: 989.4e12 tdp_watts: 700 }
+    server { gpus_per_server: 8 }
+  }
+)pb";
+
+enum class Base { kFull, kMinimal };
+
+// The base fixture with `fragment` merged in (scalars in the fragment overwrite the fixture's).
+PlanRequest Build(Base base, const std::string& fragment) {
+  PlanRequest request;
+  EXPECT_TRUE(
+      TextFormat::ParseFromString(base == Base::kFull ? kFullRequest : kMinimalRequest, &request));
+  EXPECT_TRUE(TextFormat::MergeFromString(fragment, &request)) << fragment;
+  return request;
+}
+
+TEST(ValidateRequest, AcceptsTheFullH100Request) {
+  EXPECT_THAT(ValidateRequest(Build(Base::kFull, "")), IsOk());
+}
+
+TEST(ValidateRequest, AcceptsAnAcceleratorAndAServerAlone) {
+  EXPECT_THAT(ValidateRequest(Build(Base::kMinimal, "")), IsOk());
+}
+
+TEST(ValidateRequest, RejectsAnEmptyRequestAtItsFirstRequiredField) {
+  EXPECT_THAT(ValidateRequest(PlanRequest()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("hardware.accelerator.peak_flops_per_second must be > 0, got 0")));
+}
+
+TEST(ValidateRequest, ReportsTheFirstErrorInFieldOrder) {
+  // Four bad fields; peak_flops_per_second (hardware.accelerator field 2) comes first.
+  const PlanRequest request = Build(Base::kFull, R"pb(
+    hardware { accelerator { peak_flops_per_second: 0 tdp_watts: 0 } }
+    site { pue: 0.9 }
+    costs { horizon_years: 0 }
+  )pb");
+  EXPECT_THAT(ValidateRequest(request),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("hardware.accelerator.peak_flops_per_second must be > 0, got 0")));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Bad inputs: each fragment breaks one requirement of proto/request.proto or one hard limit.
+// ------------------------------------------------------------------------------------------------
+
+struct BadCase {
+  const char* name;
+  Base base;
+  const char* fragment;
+  absl::StatusCode code;
+  const char* message;
+
+  friend std::ostream& operator<<(std::ostream& os, const BadCase& c) { return os << c.name; }
+};
+
+constexpr absl::StatusCode kInvalid = absl::StatusCode::kInvalidArgument;
+constexpr absl::StatusCode kRange = absl::StatusCode::kOutOfRange;
+constexpr absl::StatusCode kPrecondition = absl::StatusCode::kFailedPrecondition;
+
+const BadCase kBadCases[] = {
+    // Schema version.
+    {"NewerSchemaVersion", Base::kFull, "schema_version: 2", kInvalid,
+     "schema_version must be <= 1 (SCHEMA_VERSION_1, the newest this dcplan reads), got 2"},
+    {"NegativeSchemaVersion", Base::kFull, "schema_version: -1", kInvalid,
+     "schema_version must be a known SchemaVersion value, got -1"},
+
+    // Accelerator.
+    {"NanPeakFlops", Base::kFull, "hardware { accelerator { peak_flops_per_second: nan } }",
+     kInvalid, "hardware.accelerator.peak_flops_per_second must be finite, got nan"},
+    {"InfinitePeakFlops", Base::kFull, "hardware { accelerator { peak_flops_per_second: inf } }",
+     kInvalid, "hardware.accelerator.peak_flops_per_second must be finite, got inf"},
+    {"MinusInfinitePeakFlops", Base::kFull,
+     "hardware { accelerator { peak_flops_per_second: -inf } }", kInvalid,
+     "hardware.accelerator.peak_flops_per_second must be finite, got -inf"},
+    {"ZeroPeakFlops", Base::kFull, "hardware { accelerator { peak_flops_per_second: 0 } }",
+     kInvalid, "hardware.accelerator.peak_flops_per_second must be > 0, got 0"},
+    {"PeakFlopsAboveHardLimit", Base::kFull,
+     "hardware { accelerator { peak_flops_per_second: 2e20 } }", kRange,
+     "hardware.accelerator.peak_flops_per_second must be <= 1e+20, got 2e+20"},
+    {"NegativeTdp", Base::kFull, "hardware { accelerator { tdp_watts: -700 } }", kInvalid,
+     "hardware.accelerator.tdp_watts must be > 0, got -700"},
+    {"TdpAboveHardLimit", Base::kMinimal, "hardware { accelerator { tdp_watts: 1.5e15 } }", kRange,
+     "hardware.accelerator.tdp_watts must be <= 1e+15, got 1.5e+15"},
+    {"NegativeMeasuredPower", Base::kFull, "hardware { accelerator { measured_power_watts: -5 } }",
+     kInvalid,
+     "hardware.accelerator.measured_power_watts must be > 0 when set (0 = use tdp_watts), got -5"},
+    {"NanMeasuredPower", Base::kFull, "hardware { accelerator { measured_power_watts: nan } }",
+     kInvalid, "hardware.accelerator.measured_power_watts must be finite, got nan"},
+    {"MeasuredPowerAboveTdp", Base::kFull, "hardware { accelerator { measured_power_watts: 750 } }",
+     kPrecondition,
+     "hardware.accelerator.measured_power_watts must be <= tdp_watts (700), got 750"},
+    {"NegativeHbmBytes", Base::kFull, "hardware { accelerator { hbm_bytes: -1 } }", kInvalid,
+     "hardware.accelerator.hbm_bytes must be >= 0, got -1"},
+    {"InfiniteHbmBandwidth", Base::kFull,
+     "hardware { accelerator { hbm_bandwidth_bytes_per_second: inf } }", kInvalid,
+     "hardware.accelerator.hbm_bandwidth_bytes_per_second must be finite, got inf"},
+    {"NegativeAcceleratorPrice", Base::kFull, "hardware { accelerator { price_usd: -25000 } }",
+     kInvalid, "hardware.accelerator.price_usd must be >= 0, got -25000"},
+
+    // Server.
+    {"ZeroGpusPerServer", Base::kFull, "hardware { server { gpus_per_server: 0 } }", kInvalid,
+     "hardware.server.gpus_per_server must be >= 1, got 0"},
+    {"TooManyGpusPerServer", Base::kFull, "hardware { server { gpus_per_server: 1025 } }", kRange,
+     "hardware.server.gpus_per_server must be <= 1024, got 1025"},
+    {"NegativeServerOverhead", Base::kFull, "hardware { server { overhead_watts: -1 } }", kInvalid,
+     "hardware.server.overhead_watts must be >= 0, got -1"},
+    {"NegativeServerPrice", Base::kFull, "hardware { server { price_usd: -0.5 } }", kInvalid,
+     "hardware.server.price_usd must be >= 0, got -0.5"},
+    {"NanNonGpuPrice", Base::kFull, "hardware { server { non_gpu_price_usd: nan } }", kInvalid,
+     "hardware.server.non_gpu_price_usd must be finite, got nan"},
+
+    // Rack.
+    {"ZeroServersPerRack", Base::kFull, "hardware { rack { max_servers_per_rack: 0 } }", kInvalid,
+     "hardware.rack.max_servers_per_rack must be >= 1, got 0"},
+    {"EmptyRackMessage", Base::kMinimal, "hardware { rack { price_usd: 1000 } }", kInvalid,
+     "hardware.rack.max_servers_per_rack must be >= 1, got 0"},
+    {"TooManyServersPerRack", Base::kFull, "hardware { rack { max_servers_per_rack: 4097 } }",
+     kRange, "hardware.rack.max_servers_per_rack must be <= 4096, got 4097"},
+    {"NegativeRackPowerLimit", Base::kFull, "hardware { rack { power_limit_watts: -1 } }", kInvalid,
+     "hardware.rack.power_limit_watts must be >= 0, got -1"},
+    // One server + rack overhead = 8 x 700 + 4600 + 200 = 10400 W; 1 W less holds no server.
+    {"RackThatHoldsNoServer", Base::kFull, "hardware { rack { power_limit_watts: 10399 } }",
+     kPrecondition,
+     "hardware.rack.power_limit_watts must be >= one server plus the rack overhead "
+     "(8 x 700 + 4600 + 200 = 10400), got 10399: a rack that can hold no server"},
+    // With a measured draw of 600 W the server is provisioned at 8 x 600 + 4600 = 9400 W, + 200 W.
+    {"RackThatHoldsNoServerAtMeasuredPower", Base::kFull,
+     "hardware { accelerator { measured_power_watts: 600 } rack { power_limit_watts: 9000 } }",
+     kPrecondition,
+     "hardware.rack.power_limit_watts must be >= one server plus the rack overhead "
+     "(8 x 600 + 4600 + 200 = 9600), got 9000"},
+    {"NegativeRackOverhead", Base::kFull, "hardware { rack { overhead_watts: -200 } }", kInvalid,
+     "hardware.rack.overhead_watts must be >= 0, got -200"},
+    {"InfiniteRackPrice", Base::kFull, "hardware { rack { price_usd: inf } }", kInvalid,
+     "hardware.rack.price_usd must be finite, got inf"},
+
+    // Pod.
+    {"TooManyRacksPerPod", Base::kFull, "hardware { pod { racks_per_pod: 1000001 } }", kRange,
+     "hardware.pod.racks_per_pod must be <= 1000000, got 1000001"},
+
+    // Network.
+    {"ScaleUpDomainAboveHardLimit", Base::kFull,
+     "hardware { network { scale_up_domain_gpus: 1000001 } }", kRange,
+     "hardware.network.scale_up_domain_gpus must be <= 1000000, got 1000001"},
+    {"NegativeScaleUpBandwidth", Base::kFull,
+     "hardware { network { scale_up_bandwidth_bytes_per_second: -450e9 } }", kInvalid,
+     "hardware.network.scale_up_bandwidth_bytes_per_second must be >= 0, got -4.5e+11"},
+    {"TooManyNicsPerGpu", Base::kFull, "hardware { network { nics_per_gpu: 17 } }", kRange,
+     "hardware.network.nics_per_gpu must be <= 16, got 17"},
+    {"NegativePortSpeed", Base::kFull, "hardware { network { port_bits_per_second: -4e11 } }",
+     kInvalid, "hardware.network.port_bits_per_second must be >= 0, got -4e+11"},
+    {"MissingRadixWithNics", Base::kFull, "hardware { network { switch_radix: 0 } }", kInvalid,
+     "hardware.network.switch_radix must be >= 4 and even (required when nics_per_gpu > 0), "
+     "got 0"},
+    {"OddRadix", Base::kFull, "hardware { network { switch_radix: 63 } }", kInvalid,
+     "hardware.network.switch_radix must be >= 4 and even (required when nics_per_gpu > 0), "
+     "got 63"},
+    {"RadixTwo", Base::kFull, "hardware { network { switch_radix: 2 } }", kInvalid,
+     "hardware.network.switch_radix must be >= 4 and even (required when nics_per_gpu > 0), "
+     "got 2"},
+    {"OddRadixWithoutNics", Base::kMinimal, "hardware { network { switch_radix: 5 } }", kInvalid,
+     "hardware.network.switch_radix must be >= 4 and even, got 5"},
+    {"RadixAboveHardLimit", Base::kFull, "hardware { network { switch_radix: 65538 } }", kRange,
+     "hardware.network.switch_radix must be <= 65536, got 65538"},
+    {"NegativeSwitchPower", Base::kFull, "hardware { network { switch_power_watts: -1500 } }",
+     kInvalid, "hardware.network.switch_power_watts must be >= 0, got -1500"},
+    {"NanSwitchPrice", Base::kFull, "hardware { network { switch_price_usd: nan } }", kInvalid,
+     "hardware.network.switch_price_usd must be finite, got nan"},
+    {"NegativeOpticPower", Base::kFull, "hardware { network { optic_power_watts: -15 } }", kInvalid,
+     "hardware.network.optic_power_watts must be >= 0, got -15"},
+    {"OpticPriceAboveHardLimit", Base::kFull, "hardware { network { optic_price_usd: 1e16 } }",
+     kRange, "hardware.network.optic_price_usd must be <= 1e+15, got 1e+16"},
+    {"LeafOversubscriptionBelowOne", Base::kFull,
+     "hardware { network { leaf_oversubscription: 0.5 } }", kInvalid,
+     "hardware.network.leaf_oversubscription must be >= 1, got 0.5"},
+    {"NanLeafOversubscription", Base::kFull, "hardware { network { leaf_oversubscription: nan } }",
+     kInvalid, "hardware.network.leaf_oversubscription must be finite, got nan"},
+    // A radix-64 leaf at 63.5:1 has floor(64 / 64.5) = 0 uplinks.
+    {"LeafOversubscriptionLeavingNoUplink", Base::kFull,
+     "hardware { network { leaf_oversubscription: 63.5 } }", kPrecondition,
+     "hardware.network.leaf_oversubscription must leave at least one uplink per leaf switch: at "
+     "most switch_radix - 1 (63), got 63.5"},
+
+    // Site.
+    {"PueBelowOne", Base::kFull, "site { pue: 0.9 }", kInvalid, "site.pue must be >= 1.0, got 0.9"},
+    // 0.1 + 0.2 is printed with the 17 digits that tell it from 0.3.
+    {"PueNotRoundedInMessage", Base::kFull, "site { pue: 0.30000000000000004 }", kInvalid,
+     "site.pue must be >= 1.0, got 0.30000000000000004"},
+    {"PueAboveFive", Base::kFull, "site { pue: 5.5 }", kRange, "site.pue must be <= 5, got 5.5"},
+    {"NanPue", Base::kMinimal, "site { pue: nan }", kInvalid, "site.pue must be finite, got nan"},
+    {"NegativeBuildingPower", Base::kFull, "site { building { critical_it_power_watts: -1 } }",
+     kInvalid, "site.building.critical_it_power_watts must be >= 0, got -1"},
+    {"TooManyBuildings", Base::kFull, "site { max_buildings: 1000001 }", kRange,
+     "site.max_buildings must be <= 1000000, got 1000001"},
+    {"InfiniteTransformerRating", Base::kFull, "site { substation { transformer_rating_va: inf } }",
+     kInvalid, "site.substation.transformer_rating_va must be finite, got inf"},
+    {"TooManyTransformers", Base::kFull, "site { substation { transformer_count: 10002 } }", kRange,
+     "site.substation.transformer_count must be <= 10000, got 10002"},
+    {"ZeroPowerFactor", Base::kFull, "site { substation { power_factor: 0 } }", kInvalid,
+     "site.substation.power_factor must be in (0, 1], got 0"},
+    {"PowerFactorAboveOne", Base::kFull, "site { substation { power_factor: 1.3 } }", kInvalid,
+     "site.substation.power_factor must be in (0, 1], got 1.3"},
+    {"UnknownRedundancy", Base::kFull, "site { substation { redundancy: 9 } }", kInvalid,
+     "site.substation.redundancy must be a known Redundancy value, got 9"},
+    {"TwoNWithThreeTransformers", Base::kFull, "site { substation { transformer_count: 3 } }",
+     kPrecondition,
+     "site.substation.transformer_count must be even with REDUNDANCY_2N (half of the "
+     "transformers are held in reserve), got 3"},
+    {"TwoNWithTheDefaultSingleTransformer", Base::kMinimal,
+     "site { substation { transformer_rating_va: 1e8 redundancy: REDUNDANCY_2N } }", kPrecondition,
+     "site.substation.transformer_count must be even with REDUNDANCY_2N (half of the "
+     "transformers are held in reserve), got 0 (the default 1)"},
+    {"NPlusOneWithOneTransformer", Base::kFull,
+     "site { substation { transformer_count: 1 redundancy: REDUNDANCY_N_PLUS_1 } }", kPrecondition,
+     "site.substation.transformer_count must be >= 2 with REDUNDANCY_N_PLUS_1 (one transformer "
+     "is held in reserve), got 1"},
+
+    // Efficiency: log-linear.
+    {"ZeroIntercept", Base::kFull, "efficiency { log_linear { intercept: 0 } }", kInvalid,
+     "efficiency.log_linear.intercept must be in (0, 1], got 0"},
+    {"InterceptAboveOne", Base::kFull, "efficiency { log_linear { intercept: 1.2 } }", kInvalid,
+     "efficiency.log_linear.intercept must be in (0, 1], got 1.2"},
+    {"NegativeSlope", Base::kFull, "efficiency { log_linear { slope_per_doubling: -0.01 } }",
+     kInvalid, "efficiency.log_linear.slope_per_doubling must be >= 0, got -0.01"},
+    {"InfiniteSlope", Base::kFull, "efficiency { log_linear { slope_per_doubling: inf } }",
+     kInvalid, "efficiency.log_linear.slope_per_doubling must be finite, got inf"},
+    {"SlopeEqualToIntercept", Base::kFull, "efficiency { log_linear { slope_per_doubling: 0.62 } }",
+     kPrecondition,
+     "efficiency.log_linear.slope_per_doubling must be < intercept (0.62), got 0.62"},
+    // The default slope 0.02 is not below a given intercept of 0.015.
+    {"InterceptBelowTheDefaultSlope", Base::kMinimal,
+     "efficiency { log_linear { intercept: 0.015 } }", kPrecondition,
+     "efficiency.log_linear.slope_per_doubling must be < intercept (0.015), got 0.02 (the "
+     "default)"},
+    {"SlopeAboveTheDefaultIntercept", Base::kMinimal,
+     "efficiency { log_linear { slope_per_doubling: 0.7 } }", kPrecondition,
+     "efficiency.log_linear.slope_per_doubling must be < intercept (0.62, the default), got 0.7"},
+    {"ZeroFloor", Base::kFull, "efficiency { log_linear { floor: 0 } }", kInvalid,
+     "efficiency.log_linear.floor must be in (0, intercept], got 0"},
+    {"FloorAboveIntercept", Base::kFull, "efficiency { log_linear { floor: 0.63 } }", kPrecondition,
+     "efficiency.log_linear.floor must be <= intercept (0.62), got 0.63"},
+    // The default floor 0.01 is above a given intercept of 0.005.
+    {"InterceptBelowTheDefaultFloor", Base::kMinimal,
+     "efficiency { log_linear { intercept: 0.005 slope_per_doubling: 0.001 } }", kPrecondition,
+     "efficiency.log_linear.floor must be <= intercept (0.005), got 0.01 (the default)"},
+
+    // Efficiency: table and constant.
+    {"EmptyTable", Base::kMinimal, "efficiency { table {} }", kInvalid,
+     "efficiency.table.points must have at least one point, got 0"},
+    {"TableNotIncreasing", Base::kMinimal,
+     "efficiency { table { points { gpus: 8 mfu: 0.6 } points { gpus: 512 mfu: 0.5 }"
+     " points { gpus: 256 mfu: 0.45 } } }",
+     kInvalid,
+     "efficiency.table.points[2].gpus must be greater than points[1].gpus (512), got 256"},
+    {"TableRepeatsASize", Base::kMinimal,
+     "efficiency { table { points { gpus: 8 mfu: 0.6 } points { gpus: 8 mfu: 0.5 } } }", kInvalid,
+     "efficiency.table.points[1].gpus must be greater than points[0].gpus (8), got 8"},
+    {"TablePointWithZeroGpus", Base::kMinimal,
+     "efficiency { table { points { gpus: 0 mfu: 0.6 } } }", kInvalid,
+     "efficiency.table.points[0].gpus must be >= 1, got 0"},
+    {"TablePointAboveGpuLimit", Base::kMinimal,
+     "efficiency { table { points { gpus: 1000000000001 mfu: 0.3 } } }", kRange,
+     "efficiency.table.points[0].gpus must be <= 1000000000000, got 1000000000001"},
+    {"TablePointWithZeroMfu", Base::kMinimal,
+     "efficiency { table { points { gpus: 8 mfu: 0.6 } points { gpus: 64 mfu: 0 } } }", kInvalid,
+     "efficiency.table.points[1].mfu must be in (0, 1], got 0"},
+    {"TablePointWithNanMfu", Base::kMinimal, "efficiency { table { points { gpus: 8 mfu: nan } } }",
+     kInvalid, "efficiency.table.points[0].mfu must be finite, got nan"},
+    {"ZeroConstantMfu", Base::kMinimal, "efficiency { constant {} }", kInvalid,
+     "efficiency.constant.mfu must be in (0, 1], got 0"},
+    {"ConstantMfuAboveOne", Base::kMinimal, "efficiency { constant { mfu: 1.5 } }", kInvalid,
+     "efficiency.constant.mfu must be in (0, 1], got 1.5"},
+
+    // Constraints.
+    {"NegativePowerCap", Base::kFull, "constraints { power_cap_watts: -1 }", kInvalid,
+     "constraints.power_cap_watts must be >= 0, got -1"},
+    {"PowerCapAboveHardLimit", Base::kFull, "constraints { power_cap_watts: 1.0000001e15 }", kRange,
+     "constraints.power_cap_watts must be <= 1e+15, got 1.0000001e+15"},
+    {"UnknownPowerCapAt", Base::kFull, "constraints { power_cap_at: 7 }", kInvalid,
+     "constraints.power_cap_at must be a known PowerCapAt value, got 7"},
+    {"SubstationCapWithoutSubstation", Base::kMinimal,
+     "constraints { power_cap_at: POWER_CAP_AT_SUBSTATION }", kPrecondition,
+     "constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but "
+     "site.substation.transformer_rating_va is 0"},
+    {"MaxGpusAboveHardLimit", Base::kFull, "constraints { max_gpus: 1000000000001 }", kRange,
+     "constraints.max_gpus must be <= 1000000000000, got 1000000000001"},
+    {"BudgetAboveHardLimit", Base::kFull, "constraints { budget_usd: 2e15 }", kRange,
+     "constraints.budget_usd must be <= 1e+15, got 2e+15"},
+    {"NanBudget", Base::kFull, "constraints { budget_usd: nan }", kInvalid,
+     "constraints.budget_usd must be finite, got nan"},
+    {"UnknownBudgetOn", Base::kFull, "constraints { budget_on: 3 }", kInvalid,
+     "constraints.budget_on must be a known BudgetOn value, got 3"},
+    {"NegativeObjective", Base::kFull, "constraints { objective: -2 }", kInvalid,
+     "constraints.objective must be a known Objective value, got -2"},
+
+    // Costs.
+    {"NegativeFacilityCost", Base::kFull, "costs { facility_usd_per_it_watt: -10 }", kInvalid,
+     "costs.facility_usd_per_it_watt must be >= 0, got -10"},
+    {"NanSiteFixedCost", Base::kFull, "costs { site_fixed_usd: nan }", kInvalid,
+     "costs.site_fixed_usd must be finite, got nan"},
+    {"NegativeElectricityPrice", Base::kFull, "costs { electricity_usd_per_kwh: -0.08 }", kInvalid,
+     "costs.electricity_usd_per_kwh must be >= 0, got -0.08"},
+    {"ZeroAverageUtilization", Base::kFull, "costs { average_utilization: 0 }", kInvalid,
+     "costs.average_utilization must be in (0, 1], got 0"},
+    {"MaintenanceAboveOne", Base::kFull, "costs { maintenance_fraction_per_year: 1.5 }", kInvalid,
+     "costs.maintenance_fraction_per_year must be in [0, 1], got 1.5"},
+    {"NegativeMaintenance", Base::kFull, "costs { maintenance_fraction_per_year: -0.05 }", kInvalid,
+     "costs.maintenance_fraction_per_year must be in [0, 1], got -0.05"},
+    {"InfiniteStaffCost", Base::kFull, "costs { staff_usd_per_year: inf }", kInvalid,
+     "costs.staff_usd_per_year must be finite, got inf"},
+    {"ZeroHorizon", Base::kFull, "costs { horizon_years: 0 }", kInvalid,
+     "costs.horizon_years must be > 0, got 0"},
+    {"HorizonAboveFiftyYears", Base::kFull, "costs { horizon_years: 51 }", kRange,
+     "costs.horizon_years must be <= 50, got 51"},
+};
+
+class ValidateRequestRejects : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ValidateRequestRejects, TheBadFieldNamingItsPathAndValue) {
+  const BadCase& c = GetParam();
+  EXPECT_THAT(ValidateRequest(Build(c.base, c.fragment)), StatusIs(c.code, HasSubstr(c.message)))
+      << "fragment: " << c.fragment;
+}
+
+INSTANTIATE_TEST_SUITE_P(BadFields, ValidateRequestRejects, ::testing::ValuesIn(kBadCases),
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+// ------------------------------------------------------------------------------------------------
+// Values on the edge of each requirement are accepted: the bounds are inclusive where the proto
+// says so and absent optional fields are never checked.
+// ------------------------------------------------------------------------------------------------
+
+struct GoodCase {
+  const char* name;
+  Base base;
+  const char* fragment;
+
+  friend std::ostream& operator<<(std::ostream& os, const GoodCase& c) { return os << c.name; }
+};
+
+const GoodCase kGoodCases[] = {
+    {"UnspecifiedSchemaVersion", Base::kFull, "schema_version: SCHEMA_VERSION_UNSPECIFIED"},
+    {"MeasuredPowerEqualToTdp", Base::kFull,
+     "hardware { accelerator { measured_power_watts: 700 } }"},
+    {"GpusPerServerAtTheLimit", Base::kMinimal, "hardware { server { gpus_per_server: 1024 } }"},
+    {"RackThatHoldsExactlyOneServer", Base::kFull,
+     "hardware { rack { power_limit_watts: 10400 } }"},
+    {"RackWithoutPowerLimit", Base::kFull, "hardware { rack { power_limit_watts: 0 } }"},
+    {"ServersPerRackAtTheLimit", Base::kMinimal,
+     "hardware { rack { max_servers_per_rack: 4096 } }"},
+    {"NoScaleOutNetwork", Base::kFull, "hardware { network { nics_per_gpu: 0 switch_radix: 0 } }"},
+    {"NicsAndRadixAtTheLimits", Base::kFull,
+     "hardware { network { nics_per_gpu: 16 switch_radix: 65536 } }"},
+    {"LeafWithOneUplink", Base::kFull, "hardware { network { leaf_oversubscription: 63 } }"},
+    {"PueOfOne", Base::kFull, "site { pue: 1.0 }"},
+    {"PueOfFive", Base::kFull, "site { pue: 5 }"},
+    {"PowerFactorOfOne", Base::kFull, "site { substation { power_factor: 1 } }"},
+    {"NPlusOneWithTwoTransformers", Base::kFull,
+     "site { substation { transformer_count: 2 redundancy: REDUNDANCY_N_PLUS_1 } }"},
+    {"TwoNWithoutSubstation", Base::kMinimal, "site { substation { redundancy: REDUNDANCY_2N } }"},
+    {"FlatMfuCurve", Base::kFull, "efficiency { log_linear { slope_per_doubling: 0 } }"},
+    {"FloorEqualToIntercept", Base::kFull, "efficiency { log_linear { floor: 0.62 } }"},
+    {"InterceptOfOne", Base::kMinimal, "efficiency { log_linear { intercept: 1 } }"},
+    {"SinglePointTable", Base::kMinimal, "efficiency { table { points { gpus: 1 mfu: 1 } } }"},
+    {"TableUpToTheGpuLimit", Base::kMinimal,
+     "efficiency { table { points { gpus: 1 mfu: 0.6 } points { gpus: 1000000000000 mfu: 0.1 } } "
+     "}"},
+    {"ConstantMfuOfOne", Base::kMinimal, "efficiency { constant { mfu: 1 } }"},
+    {"SubstationCapWithSubstation", Base::kFull,
+     "constraints { power_cap_at: POWER_CAP_AT_SUBSTATION }"},
+    {"CapsAtTheLimits", Base::kFull,
+     "constraints { power_cap_watts: 1e15 max_gpus: 1000000000000 budget_usd: 1e15 }"},
+    {"NoMaintenance", Base::kFull, "costs { maintenance_fraction_per_year: 0 }"},
+    {"FullMaintenance", Base::kFull, "costs { maintenance_fraction_per_year: 1 }"},
+    {"FullUtilization", Base::kFull, "costs { average_utilization: 1 }"},
+    {"FiftyYearHorizon", Base::kFull, "costs { horizon_years: 50 }"},
+};
+
+class ValidateRequestAccepts : public ::testing::TestWithParam<GoodCase> {};
+
+TEST_P(ValidateRequestAccepts, TheValueOnTheEdgeOfItsRequirement) {
+  const GoodCase& c = GetParam();
+  EXPECT_THAT(ValidateRequest(Build(c.base, c.fragment)), IsOk()) << "fragment: " << c.fragment;
+}
+
+INSTANTIATE_TEST_SUITE_P(EdgeValues, ValidateRequestAccepts, ::testing::ValuesIn(kGoodCases),
+                         [](const ::testing::TestParamInfo<GoodCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+// ------------------------------------------------------------------------------------------------
+// The table size limit (too many points to write as a fragment).
+// ------------------------------------------------------------------------------------------------
+
+// A table of `n` points at 1, 2, ..., n GPUs.
+PlanRequest WithTableOf(int n) {
+  PlanRequest request = Build(Base::kMinimal, "");
+  MfuTable* table = request.mutable_efficiency()->mutable_table();
+  for (int i = 1; i <= n; ++i) {
+    MfuPoint* point = table->add_points();
+    point->set_gpus(i);
+    point->set_mfu(0.5);
+  }
+  return request;
+}
+
+TEST(ValidateRequest, AcceptsATableOfTenThousandPoints) {
+  EXPECT_THAT(ValidateRequest(WithTableOf(10000)), IsOk());
+}
+
+TEST(ValidateRequest, RejectsATableOfMoreThanTenThousandPoints) {
+  EXPECT_THAT(ValidateRequest(WithTableOf(10001)),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       HasSubstr("efficiency.table.points must have at most 10000 points, got "
+                                 "10001")));
+}
+
+}  // namespace
+}  // namespace dcplan
