@@ -64,7 +64,7 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
                              units::Usd(srv.non_gpu_price_usd());
 
   const Rack& rack = request.hardware().rack();
-  m.rack.max_servers = rack.max_servers_per_rack();
+  m.rack.max_servers = std::max<uint32_t>(rack.max_servers_per_rack(), 1);
   m.rack.has_power_limit = rack.power_limit_watts() > 0;
   m.rack.power_limit = units::Watts(rack.power_limit_watts());
   m.rack.overhead = units::Watts(rack.overhead_watts());

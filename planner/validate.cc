@@ -15,15 +15,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "planner/status_macros.h"
 #include "proto/request.pb.h"
-
-// Returns the status of `expr` from the enclosing function when it is not OK. (A local copy of
-// DCPLAN_RETURN_IF_ERROR: this target does not depend on //planner:status_macros.)
-#define DCPLAN_VALIDATE_RETURN_IF_ERROR(expr)        \
-  do {                                               \
-    ::absl::Status dcplan_status_ = (expr);          \
-    if (!dcplan_status_.ok()) return dcplan_status_; \
-  } while (false)
 
 namespace dcplan {
 namespace {
@@ -79,7 +72,7 @@ absl::Status CheckAtMost(absl::string_view prefix, absl::string_view field, doub
 // Finite, >= 0 and <= max.
 absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field, double value,
                               double max) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
   if (!(value >= 0)) {
     return absl::InvalidArgumentError(
         absl::StrCat(FieldPath(prefix, field), " must be >= 0, got ", FormatDouble(value)));
@@ -90,7 +83,7 @@ absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field,
 // Finite, > 0 and <= max. `note` follows "> 0" in the message, e.g. " when set".
 absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, double value,
                            double max, absl::string_view note = "") {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
   if (!(value > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be > 0", note,
                                                    ", got ", FormatDouble(value)));
@@ -100,8 +93,8 @@ absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, do
 
 // Finite and in (0, 1].
 absl::Status CheckFraction(absl::string_view prefix, absl::string_view field, double value) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
-  if (value > 0 && value < 1) return absl::OkStatus();
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
+  if (value > 0 && value <= 1) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(FieldPath(prefix, field), " must be in (0, 1], got ", FormatDouble(value)));
 }
@@ -145,16 +138,16 @@ std::string Bound(double value, bool present) {
 // ------------------------------------------------------------------------------------------------
 
 absl::Status ValidateAccelerator(const Accelerator& accelerator, absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckPositive(path, "peak_flops_per_second",
+  DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "peak_flops_per_second",
                                                 accelerator.peak_flops_per_second(),
                                                 limits::kMaxPeakFlopsPerSecond));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckPositive(path, "tdp_watts", accelerator.tdp_watts(), limits::kMaxWatts));
   // 0 = use tdp_watts; otherwise > 0 and <= tdp_watts.
   const double measured = accelerator.measured_power_watts();
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "measured_power_watts", measured));
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "measured_power_watts", measured));
   if (measured != 0) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckPositive(path, "measured_power_watts", measured,
+    DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "measured_power_watts", measured,
                                                   limits::kMaxWatts,
                                                   " when set (0 = use tdp_watts)"));
     if (measured > accelerator.tdp_watts()) {
@@ -163,22 +156,22 @@ absl::Status ValidateAccelerator(const Accelerator& accelerator, absl::string_vi
                        FormatDouble(accelerator.tdp_watts()), "), got ", FormatDouble(measured)));
     }
   }
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "hbm_bytes", accelerator.hbm_bytes(), limits::kMaxBytes));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(path, "hbm_bandwidth_bytes_per_second",
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "hbm_bandwidth_bytes_per_second",
                                                    accelerator.hbm_bandwidth_bytes_per_second(),
                                                    limits::kMaxBytesPerSecond));
   return CheckNonNegative(path, "price_usd", accelerator.price_usd(), limits::kMaxUsd);
 }
 
 absl::Status ValidateServer(const Server& server, absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckCountAtLeast(path, "gpus_per_server", server.gpus_per_server(), 1));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtMost(
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(
       path, "gpus_per_server", server.gpus_per_server(), limits::kMaxGpusPerServer));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "overhead_watts", server.overhead_watts(), limits::kMaxWatts));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "price_usd", server.price_usd(), limits::kMaxUsd));
   return CheckNonNegative(path, "non_gpu_price_usd", server.non_gpu_price_usd(), limits::kMaxUsd);
 }
@@ -188,13 +181,13 @@ absl::Status ValidateServer(const Server& server, absl::string_view path) {
 // rack overhead.
 absl::Status ValidateRack(const Rack& rack, const Accelerator& accelerator, const Server& server,
                           absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckCountAtLeast(path, "max_servers_per_rack", rack.max_servers_per_rack(), 1));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtMost(
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(
       path, "max_servers_per_rack", rack.max_servers_per_rack(), limits::kMaxServersPerRack));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "power_limit_watts", rack.power_limit_watts(), limits::kMaxWatts));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "overhead_watts", rack.overhead_watts(), limits::kMaxWatts));
   if (rack.power_limit_watts() > 0) {
     const double gpu_watts = accelerator.measured_power_watts() > 0
@@ -220,14 +213,14 @@ absl::Status ValidatePod(const Pod& pod, absl::string_view path) {
 }
 
 absl::Status ValidateNetwork(const Network& network, absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtMost(
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(
       path, "scale_up_domain_gpus", network.scale_up_domain_gpus(), limits::kMaxScaleUpDomainGpus));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(path, "scale_up_bandwidth_bytes_per_second",
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "scale_up_bandwidth_bytes_per_second",
                                                    network.scale_up_bandwidth_bytes_per_second(),
                                                    limits::kMaxBytesPerSecond));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "nics_per_gpu", network.nics_per_gpu(), limits::kMaxNicsPerGpu));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
       path, "port_bits_per_second", network.port_bits_per_second(), limits::kMaxBitsPerSecond));
   // Required when there is a scale-out network; a radix given without one must still be a radix.
   const uint32_t radix = network.switch_radix();
@@ -238,20 +231,20 @@ absl::Status ValidateNetwork(const Network& network, absl::string_view path) {
           absl::StrCat(FieldPath(path, "switch_radix"), " must be >= 4 and even",
                        has_fabric ? " (required when nics_per_gpu > 0)" : "", ", got ", radix));
     }
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+    DCPLAN_RETURN_IF_ERROR(
         CheckCountAtMost(path, "switch_radix", radix, limits::kMaxSwitchRadix));
   }
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
       path, "switch_power_watts", network.switch_power_watts(), limits::kMaxWatts));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "switch_price_usd", network.switch_price_usd(), limits::kMaxUsd));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "optic_power_watts", network.optic_power_watts(), limits::kMaxWatts));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "optic_price_usd", network.optic_price_usd(), limits::kMaxUsd));
   if (network.has_leaf_oversubscription()) {
     const double oversubscription = network.leaf_oversubscription();
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "leaf_oversubscription", oversubscription));
+    DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "leaf_oversubscription", oversubscription));
     if (!(oversubscription >= 1)) {
       return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "leaf_oversubscription"),
                                                      " must be >= 1, got ",
@@ -270,14 +263,14 @@ absl::Status ValidateNetwork(const Network& network, absl::string_view path) {
 }
 
 absl::Status ValidateHardware(const Hardware& hardware, absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       ValidateAccelerator(hardware.accelerator(), absl::StrCat(path, ".accelerator")));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateServer(hardware.server(), absl::StrCat(path, ".server")));
+  DCPLAN_RETURN_IF_ERROR(ValidateServer(hardware.server(), absl::StrCat(path, ".server")));
   if (hardware.has_rack()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(),
+    DCPLAN_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(),
                                                  hardware.server(), absl::StrCat(path, ".rack")));
   }
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidatePod(hardware.pod(), absl::StrCat(path, ".pod")));
+  DCPLAN_RETURN_IF_ERROR(ValidatePod(hardware.pod(), absl::StrCat(path, ".pod")));
   return ValidateNetwork(hardware.network(), absl::StrCat(path, ".network"));
 }
 
@@ -291,23 +284,23 @@ absl::Status ValidateBuilding(const Building& building, absl::string_view path) 
 }
 
 absl::Status ValidateSubstation(const Substation& substation, absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
       path, "transformer_rating_va", substation.transformer_rating_va(), limits::kMaxVoltAmperes));
   // 0 means the default 1.
   const uint32_t count = substation.transformer_count();
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "transformer_count", count, limits::kMaxTransformers));
   if (substation.has_power_factor()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFraction(path, "power_factor", substation.power_factor()));
+    DCPLAN_RETURN_IF_ERROR(CheckFraction(path, "power_factor", substation.power_factor()));
   }
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckEnum(path, "redundancy", substation.redundancy(), Redundancy_IsValid, "Redundancy"));
   // The redundancy scheme must leave usable transformers; checked when the substation is rated or
   // its count is given.
   if (substation.transformer_rating_va() > 0 || count > 0) {
     const uint32_t effective_count = count == 0 ? 1 : count;
     const std::string got = absl::StrCat(", got ", count, count == 0 ? " (the default 1)" : "");
-    if (substation.redundancy() == REDUNDANCY_2N && effective_count % 2 == 0) {
+    if (substation.redundancy() == REDUNDANCY_2N && effective_count % 2 != 0) {
       return absl::FailedPreconditionError(absl::StrCat(
           FieldPath(path, "transformer_count"),
           " must be even with REDUNDANCY_2N (half of the transformers are held in reserve)", got));
@@ -323,16 +316,16 @@ absl::Status ValidateSubstation(const Substation& substation, absl::string_view 
 
 absl::Status ValidateSite(const Site& site, absl::string_view path) {
   if (site.has_pue()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "pue", site.pue()));
+    DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "pue", site.pue()));
     if (!(site.pue() >= 1.0)) {
       return absl::InvalidArgumentError(
           absl::StrCat(FieldPath(path, "pue"), " must be >= 1.0, got ", FormatDouble(site.pue())));
     }
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckAtMost(path, "pue", site.pue(), limits::kMaxPue));
+    DCPLAN_RETURN_IF_ERROR(CheckAtMost(path, "pue", site.pue(), limits::kMaxPue));
   }
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       ValidateBuilding(site.building(), absl::StrCat(path, ".building")));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_buildings", site.max_buildings(), limits::kMaxBuildings));
   return ValidateSubstation(site.substation(), absl::StrCat(path, ".substation"));
 }
@@ -344,11 +337,11 @@ absl::Status ValidateSite(const Site& site, absl::string_view path) {
 // Each field is checked alone and then against the fields before it, so errors come in field order.
 absl::Status ValidateLogLinearMfu(const LogLinearMfu& model, absl::string_view path) {
   if (model.has_intercept()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFraction(path, "intercept", model.intercept()));
+    DCPLAN_RETURN_IF_ERROR(CheckFraction(path, "intercept", model.intercept()));
   }
   const double intercept = model.has_intercept() ? model.intercept() : kDefaultIntercept;
   if (model.has_slope_per_doubling()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(path, "slope_per_doubling",
+    DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "slope_per_doubling",
                                                      model.slope_per_doubling(),
                                                      std::numeric_limits<double>::infinity()));
   }
@@ -360,7 +353,7 @@ absl::Status ValidateLogLinearMfu(const LogLinearMfu& model, absl::string_view p
         Bound(intercept, model.has_intercept()), Got(slope, model.has_slope_per_doubling())));
   }
   if (model.has_floor()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "floor", model.floor()));
+    DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "floor", model.floor()));
     if (!(model.floor() > 0)) {
       return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "floor"),
                                                      " must be in (0, intercept], got ",
@@ -389,15 +382,15 @@ absl::Status ValidateMfuTable(const MfuTable& table, absl::string_view path) {
   for (int i = 0; i < size; ++i) {
     const MfuPoint& point = table.points(i);
     const std::string point_path = absl::StrCat(path, ".points[", i, "]");
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckCountAtLeast(point_path, "gpus", point.gpus(), 1));
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+    DCPLAN_RETURN_IF_ERROR(CheckCountAtLeast(point_path, "gpus", point.gpus(), 1));
+    DCPLAN_RETURN_IF_ERROR(
         CheckCountAtMost(point_path, "gpus", point.gpus(), limits::kMaxGpus));
     if (i > 0 && point.gpus() <= table.points(i - 1).gpus()) {
       return absl::InvalidArgumentError(
           absl::StrCat(point_path, ".gpus must be greater than points[", i - 1, "].gpus (",
                        table.points(i - 1).gpus(), "), got ", point.gpus()));
     }
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFraction(point_path, "mfu", point.mfu()));
+    DCPLAN_RETURN_IF_ERROR(CheckFraction(point_path, "mfu", point.mfu()));
   }
   return absl::OkStatus();
 }
@@ -422,9 +415,9 @@ absl::Status ValidateEfficiency(const EfficiencyModel& efficiency, absl::string_
 
 absl::Status ValidateConstraints(const Constraints& constraints, const Site& site,
                                  absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "power_cap_watts", constraints.power_cap_watts(), limits::kMaxWatts));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckEnum(path, "power_cap_at", constraints.power_cap_at(),
+  DCPLAN_RETURN_IF_ERROR(CheckEnum(path, "power_cap_at", constraints.power_cap_at(),
                                             PowerCapAt_IsValid, "PowerCapAt"));
   if (constraints.power_cap_at() == POWER_CAP_AT_SUBSTATION &&
       !(site.substation().transformer_rating_va() > 0)) {
@@ -433,37 +426,37 @@ absl::Status ValidateConstraints(const Constraints& constraints, const Site& sit
         " is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated "
         "substation to cap at)"));
   }
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_gpus", constraints.max_gpus(), limits::kMaxGpus));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "budget_usd", constraints.budget_usd(), limits::kMaxUsd));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckEnum(path, "budget_on", constraints.budget_on(), BudgetOn_IsValid, "BudgetOn"));
   return CheckEnum(path, "objective", constraints.objective(), Objective_IsValid, "Objective");
 }
 
 absl::Status ValidateCosts(const Costs& costs, absl::string_view path) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
       path, "facility_usd_per_it_watt", costs.facility_usd_per_it_watt(), limits::kMaxUsd));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "site_fixed_usd", costs.site_fixed_usd(), limits::kMaxUsd));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckNonNegative(
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
       path, "electricity_usd_per_kwh", costs.electricity_usd_per_kwh(), limits::kMaxUsd));
   if (costs.has_average_utilization()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+    DCPLAN_RETURN_IF_ERROR(
         CheckFraction(path, "average_utilization", costs.average_utilization()));
   }
   const double maintenance = costs.maintenance_fraction_per_year();
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(CheckFinite(path, "maintenance_fraction_per_year", maintenance));
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "maintenance_fraction_per_year", maintenance));
   if (!(maintenance >= 0 && maintenance <= 1)) {
     return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "maintenance_fraction_per_year"),
                                                    " must be in [0, 1], got ",
                                                    FormatDouble(maintenance)));
   }
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "staff_usd_per_year", costs.staff_usd_per_year(), limits::kMaxUsd));
   if (costs.has_horizon_years()) {
-    DCPLAN_VALIDATE_RETURN_IF_ERROR(
+    DCPLAN_RETURN_IF_ERROR(
         CheckPositive(path, "horizon_years", costs.horizon_years(), limits::kMaxHorizonYears));
   }
   return absl::OkStatus();
@@ -482,11 +475,11 @@ absl::Status ValidateSchemaVersion(int version) {
 }  // namespace
 
 absl::Status ValidateRequest(const PlanRequest& request) {
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateHardware(request.hardware(), "hardware"));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
-  DCPLAN_VALIDATE_RETURN_IF_ERROR(
+  DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
+  DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), "hardware"));
+  DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
+  DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
+  DCPLAN_RETURN_IF_ERROR(
       ValidateConstraints(request.constraints(), request.site(), "constraints"));
   return ValidateCosts(request.costs(), "costs");
 }

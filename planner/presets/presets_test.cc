@@ -1,0 +1,289 @@
+// File: planner/presets/presets_test.cc
+//
+// Tests the compiled-in presets: the list, lookup errors, that each file parses, that the text is
+// embedded verbatim, and that the numbers match the seed chapter and hardware_reference.md.
+#include "planner/presets/presets.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/status_matchers.h"
+#include "planner/validate.h"
+#include "proto/request.pb.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::IsOk;
+using ::dcplan::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::Eq;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// What `unknown preset` messages list: every preset, sorted.
+constexpr char kKnownPresets[] =
+    "known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed";
+
+// The preset, which must load (the failure is reported by the caller's ASSERT).
+PlanRequest MustLoad(const std::string& name) {
+  absl::StatusOr<PlanRequest> request = LoadPreset(name);
+  EXPECT_THAT(request, IsOk()) << name;
+  return request.ok() ? *request : PlanRequest();
+}
+
+// Server power at TDP: GPUs plus the server's own overhead, in watts.
+double ServerWatts(const PlanRequest& r) {
+  return r.hardware().server().gpus_per_server() * r.hardware().accelerator().tdp_watts() +
+         r.hardware().server().overhead_watts();
+}
+
+// The preset file as the test's runfiles hold it (data dependency), byte for byte.
+std::string ReadPresetFile(const std::string& name) {
+  std::ifstream in(absl::StrCat("planner/presets/", name, ".textproto"), std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(PresetNames, ListsTheSevenPresetsSorted) {
+  EXPECT_THAT(PresetNames(), ElementsAre("a100-dgx", "b200-dgx", "gb200-nvl72", "h100-dgx",
+                                         "h200-dgx", "mi300x", "seed"));
+}
+
+TEST(LoadPreset, ParsesEveryPresetNamedAfterItsFile) {
+  for (const std::string& name : PresetNames()) {
+    absl::StatusOr<PlanRequest> request = LoadPreset(name);
+    ASSERT_THAT(request, IsOk()) << name;
+    EXPECT_EQ(request->name(), name);
+    EXPECT_EQ(request->schema_version(), SCHEMA_VERSION_1) << name;
+  }
+}
+
+TEST(LoadPreset, EveryPresetPassesTheRequestValidator) {
+  for (const std::string& name : PresetNames()) {
+    absl::StatusOr<PlanRequest> request = LoadPreset(name);
+    ASSERT_THAT(request, IsOk()) << name;
+    EXPECT_THAT(ValidateRequest(*request), IsOk()) << name;
+  }
+}
+
+TEST(LoadPreset, RejectsAnUnknownNameListingTheKnownOnes) {
+  EXPECT_THAT(LoadPreset("h900"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       Eq(absl::StrCat("unknown preset \"h900\"; ", kKnownPresets))));
+  // Lookup is exact: no case folding, no ".textproto" suffix, no empty name.
+  EXPECT_THAT(LoadPreset("H100-DGX"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("H100-DGX")));
+  EXPECT_THAT(LoadPreset("seed.textproto"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("seed")));
+  EXPECT_THAT(LoadPreset(""), StatusIs(absl::StatusCode::kNotFound, HasSubstr(kKnownPresets)));
+}
+
+TEST(LoadPreset, EscapesAnUnprintableUnknownName) {
+  EXPECT_THAT(LoadPreset("a\nb"), StatusIs(absl::StatusCode::kNotFound,
+                                           HasSubstr("unknown preset \"a\\nb\"; known presets")));
+}
+
+TEST(PresetText, RejectsAnUnknownNameListingTheKnownOnes) {
+  EXPECT_THAT(PresetText("h900"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       Eq(absl::StrCat("unknown preset \"h900\"; ", kKnownPresets))));
+}
+
+TEST(PresetText, IsEachFileVerbatimWithItsComments) {
+  for (const std::string& name : PresetNames()) {
+    absl::StatusOr<absl::string_view> text = PresetText(name);
+    ASSERT_THAT(text, IsOk()) << name;
+    const std::string file = ReadPresetFile(name);
+    ASSERT_FALSE(file.empty()) << "cannot read the runfile for " << name;
+    EXPECT_EQ(*text, file) << name;
+    EXPECT_THAT(std::string(*text), StartsWith("# proto-file: proto/request.proto\n")) << name;
+  }
+}
+
+// The seed chapter's toy model: 1 PFLOP/s and 1.4 kW all-in per GPU, 8 GPUs per server, no
+// overheads, no scale-out network, PUE 1, MFU = 0.62 - 0.02 log2(GPUs).
+TEST(SeedPreset, ReproducesTheChaptersToyModelExactly) {
+  const PlanRequest seed = MustLoad("seed");
+  const Hardware& hw = seed.hardware();
+  EXPECT_EQ(hw.accelerator().peak_flops_per_second(), 1e15);
+  EXPECT_EQ(hw.accelerator().tdp_watts(), 1400.0);
+  EXPECT_EQ(hw.accelerator().measured_power_watts(), 0.0);
+  EXPECT_EQ(hw.server().gpus_per_server(), 8u);
+  EXPECT_EQ(hw.server().overhead_watts(), 0.0);
+  EXPECT_EQ(hw.rack().overhead_watts(), 0.0);
+  EXPECT_EQ(hw.rack().power_limit_watts(), 0.0);
+  EXPECT_EQ(hw.network().nics_per_gpu(), 0u);
+  ASSERT_TRUE(seed.site().has_pue()) << "PUE must be set explicitly, not left to the 1.3 default";
+  EXPECT_EQ(seed.site().pue(), 1.0);
+  EXPECT_EQ(seed.site().substation().transformer_rating_va(), 0.0);
+  ASSERT_TRUE(seed.efficiency().has_log_linear());
+  ASSERT_TRUE(seed.efficiency().log_linear().has_intercept());
+  ASSERT_TRUE(seed.efficiency().log_linear().has_slope_per_doubling());
+  EXPECT_EQ(seed.efficiency().log_linear().intercept(), 0.62);
+  EXPECT_EQ(seed.efficiency().log_linear().slope_per_doubling(), 0.02);
+}
+
+TEST(SeedPreset, PutsThirtyFiveThousandGpusInFiftyMegawatts) {
+  // The chapter's arithmetic: 50 MW / 1.4 kW = 35,714 GPUs, in whole 8-GPU servers 4,464 x 8 =
+  // 35,712.
+  const PlanRequest seed = MustLoad("seed");
+  const double gpu_watts = seed.hardware().accelerator().tdp_watts() * seed.site().pue();
+  const double servers =
+      std::floor(50e6 / (gpu_watts * seed.hardware().server().gpus_per_server()));
+  EXPECT_EQ(servers * seed.hardware().server().gpus_per_server(), 35712.0);
+}
+
+TEST(H100DgxPreset, ServerDrawsTheDgxH100Maximum) {
+  // hardware_reference.md, "Servers and racks": DGX H100, 8 GPUs, 10.2 kW max; 8 x 700 W + 4,600 W.
+  const PlanRequest h100 = MustLoad("h100-dgx");
+  EXPECT_NEAR(ServerWatts(h100), 10200.0, 0.01 * 10200.0);
+}
+
+TEST(H100DgxPreset, IsAFullFatSuperPodOfFourDgxRacks) {
+  // hardware_reference.md: SU = 32 DGX = 256 GPUs; up to 4 DGX per rack at <= ~41 kW; NDR 400 Gb/s,
+  // one ConnectX-7 per GPU; radix-64 switches.
+  const PlanRequest h100 = MustLoad("h100-dgx");
+  const Hardware& hw = h100.hardware();
+  EXPECT_EQ(hw.rack().max_servers_per_rack(), 4u);
+  EXPECT_LE(hw.rack().power_limit_watts(), 41000.0);
+  // Four DGX fit under the rack limit, five would not: 4 x 10,200 + 150 <= 41,000 < 5 x 10,200 +
+  // 150.
+  EXPECT_LE(4 * ServerWatts(h100) + hw.rack().overhead_watts(), hw.rack().power_limit_watts());
+  EXPECT_GT(5 * ServerWatts(h100) + hw.rack().overhead_watts(), hw.rack().power_limit_watts());
+  EXPECT_EQ(
+      hw.pod().racks_per_pod() * hw.rack().max_servers_per_rack() * hw.server().gpus_per_server(),
+      256u);
+  EXPECT_EQ(hw.network().nics_per_gpu(), 1u);
+  EXPECT_EQ(hw.network().port_bits_per_second(), 400e9);
+  EXPECT_EQ(hw.network().switch_radix(), 64u);
+}
+
+TEST(Gb200Nvl72Preset, ModelsOneRackAsOneSeventyTwoGpuServer) {
+  // hardware_reference.md: NVL72 = one rack, 72 GPUs in one NVLink domain, ~120 kW (132 kW of power
+  // shelves); SU = 8 racks = 576 GPUs.
+  const PlanRequest gb200 = MustLoad("gb200-nvl72");
+  const Hardware& hw = gb200.hardware();
+  EXPECT_EQ(hw.server().gpus_per_server(), 72u);
+  EXPECT_EQ(hw.network().scale_up_domain_gpus(), 72u);
+  EXPECT_EQ(hw.rack().max_servers_per_rack(), 1u);
+  EXPECT_EQ(hw.rack().power_limit_watts(), 132000.0);
+  EXPECT_NEAR(ServerWatts(gb200) + hw.rack().overhead_watts(), 120000.0, 0.01 * 120000.0);
+  EXPECT_EQ(hw.pod().racks_per_pod() * hw.server().gpus_per_server(), 576u);
+}
+
+TEST(Gb200Nvl72Preset, RoughlyReproducesTwelveHundredKilowattsPerScalableUnit) {
+  // hardware_reference.md: GB200 SuperPOD SU = 576 GPUs, 1.2 MW. From the preset: 8 racks x 120 kW
+  // = 960 kW, plus a two-tier fat tree for 576 NIC ports at k = 64: 576 / 32 = 18 leaf and 18 x 32
+  // / 64 = 9 spine switches (27 x 750 W = 20.25 kW) and 4 x 576 = 2,304 optic ends (NIC, leaf down,
+  // leaf up, spine down) x 8.5 W = 19.58 kW: IT = 999.8 kW, within 20% of 1.2 MW; at PUE 1.2 the
+  // facility draws 1.1998 MW, within 5%.
+  const PlanRequest gb200 = MustLoad("gb200-nvl72");
+  const Hardware& hw = gb200.hardware();
+  const int racks = hw.pod().racks_per_pod();
+  const int ports = racks * hw.server().gpus_per_server() * hw.network().nics_per_gpu();
+  const int down_per_leaf = hw.network().switch_radix() / 2;
+  const int leaves = (ports + down_per_leaf - 1) / down_per_leaf;
+  const int spines =
+      (leaves * down_per_leaf + hw.network().switch_radix() - 1) / hw.network().switch_radix();
+  ASSERT_EQ(leaves, 18);
+  ASSERT_EQ(spines, 9);
+  const double it_watts = racks * (ServerWatts(gb200) + hw.rack().overhead_watts()) +
+                          (leaves + spines) * hw.network().switch_power_watts() +
+                          4.0 * ports * hw.network().optic_power_watts();
+  EXPECT_NEAR(it_watts, 999.834e3, 1.0);
+  EXPECT_NEAR(it_watts, 1.2e6, 0.2 * 1.2e6);
+  EXPECT_NEAR(it_watts * gb200.site().pue(), 1.2e6, 0.05 * 1.2e6);
+}
+
+// One row of hardware_reference.md's tables, as each preset must reproduce it.
+struct ReferenceRow {
+  const char* preset;
+  double peak_flops_per_second;  // "dense BF16 TFLOP/s" x 1e12
+  double tdp_watts;              // "TDP W"
+  unsigned gpus_per_server;      // server or NVLink domain size
+  double hbm_min_bytes;          // "HBM" (a range for B200), vendor GB = 1e9
+  double hbm_max_bytes;
+  double hbm_bandwidth_bytes_per_second;  // "HBM bandwidth"
+  double server_max_watts;                // "Servers and racks"; 0 = not published
+};
+
+// hardware_reference.md, "Accelerators" and "Servers and racks".
+constexpr ReferenceRow kReference[] = {
+    // A100 SXM 80GB: 312, 400 W, 80 GB, 2.0 TB/s; DGX A100: 8 GPUs, 6.5 kW max.
+    {"a100-dgx", 312e12, 400, 8, 80e9, 80e9, 2.0e12, 6500},
+    // H100 SXM5: 989.4, 700 W, 80 GB, 3.35 TB/s; DGX H100: 8 GPUs, 10.2 kW max.
+    {"h100-dgx", 989.4e12, 700, 8, 80e9, 80e9, 3.35e12, 10200},
+    // H200 SXM: 989, 700 W, 141 GB, 4.8 TB/s; DGX H200: 8 GPUs, 10.2 kW max.
+    {"h200-dgx", 989e12, 700, 8, 141e9, 141e9, 4.8e12, 10200},
+    // B200 (HGX/DGX): 2250, 1000 W, 180-192 GB, 8 TB/s; DGX B200: ~14.3 kW.
+    {"b200-dgx", 2250e12, 1000, 8, 180e9, 192e9, 8e12, 14300},
+    // B200 in GB200 NVL72: 2500, 1200 W, 186-192 GB, 8 TB/s; NVL72 rack (one domain of 72): ~120
+    // kW.
+    {"gb200-nvl72", 2500e12, 1200, 72, 186e9, 192e9, 8e12, 120000},
+    // MI300X: 1307.4, 750 W, 192 GB, 5.3 TB/s, 8 per domain; server power not published.
+    {"mi300x", 1307.4e12, 750, 8, 192e9, 192e9, 5.3e12, 0},
+};
+
+TEST(RealPresets, MatchTheHardwareReferenceTable) {
+  for (const ReferenceRow& row : kReference) {
+    SCOPED_TRACE(row.preset);
+    const PlanRequest r = MustLoad(row.preset);
+    const Accelerator& gpu = r.hardware().accelerator();
+    EXPECT_DOUBLE_EQ(gpu.peak_flops_per_second(), row.peak_flops_per_second);
+    EXPECT_DOUBLE_EQ(gpu.tdp_watts(), row.tdp_watts);
+    EXPECT_EQ(r.hardware().server().gpus_per_server(), row.gpus_per_server);
+    EXPECT_GE(gpu.hbm_bytes(), row.hbm_min_bytes);
+    EXPECT_LE(gpu.hbm_bytes(), row.hbm_max_bytes);
+    EXPECT_DOUBLE_EQ(gpu.hbm_bandwidth_bytes_per_second(), row.hbm_bandwidth_bytes_per_second);
+    if (row.server_max_watts > 0) {
+      EXPECT_NEAR(ServerWatts(r), row.server_max_watts, 0.01 * row.server_max_watts);
+    }
+  }
+}
+
+TEST(RealPresets, FillInEverySection) {
+  for (const ReferenceRow& row : kReference) {
+    SCOPED_TRACE(row.preset);
+    const PlanRequest r = MustLoad(row.preset);
+    const Hardware& hw = r.hardware();
+    EXPECT_FALSE(hw.accelerator().name().empty());
+    EXPECT_GT(hw.accelerator().price_usd(), 0.0);
+    EXPECT_FALSE(hw.server().name().empty());
+    EXPECT_GT(hw.server().overhead_watts(), 0.0);
+    // Priced either as a whole server or as GPUs plus the rest.
+    EXPECT_TRUE(hw.server().price_usd() > 0 || hw.server().non_gpu_price_usd() > 0);
+    EXPECT_GE(hw.rack().max_servers_per_rack(), 1u);
+    // The rack limit holds a full rack, so it documents the rack rather than shrinking it.
+    EXPECT_LE(hw.rack().max_servers_per_rack() * ServerWatts(r) + hw.rack().overhead_watts(),
+              hw.rack().power_limit_watts());
+    EXPECT_GE(hw.pod().racks_per_pod(), 1u);
+    EXPECT_GE(hw.network().scale_up_domain_gpus(), hw.server().gpus_per_server());
+    EXPECT_GT(hw.network().scale_up_bandwidth_bytes_per_second(), 0.0);
+    EXPECT_EQ(hw.network().nics_per_gpu(), 1u);
+    EXPECT_GT(hw.network().port_bits_per_second(), 0.0);
+    EXPECT_GE(hw.network().switch_radix(), 4u);
+    EXPECT_EQ(hw.network().switch_radix() % 2, 0u);
+    EXPECT_GT(hw.network().switch_power_watts(), 0.0);
+    EXPECT_GT(hw.network().switch_price_usd(), 0.0);
+    EXPECT_GT(hw.network().optic_power_watts(), 0.0);
+    EXPECT_GT(hw.network().optic_price_usd(), 0.0);
+    ASSERT_TRUE(r.site().has_pue());
+    EXPECT_GE(r.site().pue(), 1.0);
+    EXPECT_TRUE(r.efficiency().has_log_linear() || r.efficiency().has_table() ||
+                r.efficiency().has_constant());
+    EXPECT_GE(r.costs().facility_usd_per_it_watt(), 10.0);  // ~10-12 M USD per MW
+    EXPECT_LE(r.costs().facility_usd_per_it_watt(), 12.0);
+    EXPECT_GT(r.costs().electricity_usd_per_kwh(), 0.0);
+    EXPECT_GT(r.costs().maintenance_fraction_per_year(), 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace dcplan
