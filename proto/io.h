@@ -81,11 +81,10 @@ absl::Status WriteMessageFile(absl::string_view path, Encoding encoding,
 // rename(2) over `path`, so readers see the old file or the new one and never a partial one; on any
 // failure the temporary is removed and `path` is untouched. A replaced file keeps its permission
 // bits. When `path` is a symlink to a file, that file is replaced and the link kept. An existing
-// `path` that is not a regular file
-// (/dev/null, a FIFO) is written in place, not replaced. Refuses with FailedPrecondition ("refusing
-// to overwrite the input file <path>") when `path` is the same file (same device and inode, so
-// symlinks, hard links and "./a" vs "a" are caught) as any of `inputs`. "-" writes to standard
-// output.
+// `path` that is not a regular file (/dev/null, a FIFO) is written in place, not replaced. Refuses
+// with FailedPrecondition ("refusing to overwrite the input file <path>") when `path` is the same
+// file (same device and inode, so symlinks, hard links and "./a" vs "a" are caught) as any of
+// `inputs`. "-" writes to standard output.
 absl::Status WriteTextFile(absl::string_view path, absl::string_view contents,
                            const std::vector<std::string>& inputs = {});
 

@@ -310,7 +310,9 @@ TEST(ParseMessage, SurvivesEveryPrefixOfEveryEncoding) {
     for (std::size_t n = 0; n <= data->size(); ++n) {
       PlanRequest request;
       const absl::Status status = ParseMessage(data->substr(0, n), encoding, &request);
-      if (n == data->size()) EXPECT_THAT(status, IsOk()) << EncodingName(encoding);
+      if (n == data->size()) {
+        EXPECT_THAT(status, IsOk()) << EncodingName(encoding);
+      }
     }
   }
 }

@@ -1,0 +1,73 @@
+// dcplan compare: solves the same caps for several presets and ranks them by realized compute, with the
+// cost per realized EFLOP/s-year and the energy a year beside it.
+#include <algorithm>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
+#include "examples/cli/report.h"
+#include "planner/planner.h"
+#include "planner/presets/presets.h"
+#include "units/format.h"
+
+namespace dcplan::cli {
+
+int RunCompare() {
+  auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
+  if (!format.ok()) return Fail(format.status());
+  std::vector<std::string> names =
+      absl::StrSplit(absl::GetFlag(FLAGS_presets), ',', absl::SkipWhitespace());
+  if (names.empty()) {
+    for (const std::string& n : PresetNames()) {
+      if (n != "seed") names.push_back(n);
+    }
+  }
+  Comparison comparison;
+  comparison.set_schema_version(SCHEMA_VERSION_1);
+  comparison.set_ranked_by("realized_flops_per_second");
+  for (const std::string& name : names) {
+    auto request = LoadPreset(name);
+    if (!request.ok()) return Fail(request.status());
+    absl::Status applied = ApplyOverrides(&*request);
+    if (!applied.ok()) return Fail(applied);
+    auto plan = SolvePlan(*request);
+    if (!plan.ok()) {
+      return Fail(absl::Status(plan.status().code(),
+                               absl::StrCat(name, ": ", plan.status().message())));
+    }
+    *comparison.add_plans() = *std::move(plan);
+  }
+  auto* plans = comparison.mutable_plans();
+  std::stable_sort(plans->begin(), plans->end(), [](const Plan& a, const Plan& b) {
+    if (a.compute().realized_flops_per_second() != b.compute().realized_flops_per_second()) {
+      return a.compute().realized_flops_per_second() > b.compute().realized_flops_per_second();
+    }
+    return a.cost().tco_usd() < b.cost().tco_usd();
+  });
+  if (*format != OutputFormat::kTable) {
+    absl::Status w = WriteMessage(comparison, *format);
+    return w.ok() ? 0 : Fail(w);
+  }
+  std::string out = absl::StrFormat("%-4s %-12s %10s %14s %8s %10s %10s %16s %12s %s\n", "rank",
+                                    "preset", "GPUs", "realized", "MFU", "meter", "capex",
+                                    "TCO/EFLOP/s-yr", "MWh/year", "binding");
+  int rank = 0;
+  for (const Plan& p : comparison.plans()) {
+    absl::StrAppendFormat(
+        &out, "%-4d %-12s %10s %14s %7.1f%% %10s %10s %16s %12s %s\n", ++rank, p.name(),
+        units::FormatCount(p.counts().gpu_count()),
+        units::FormatComputeRate(units::FlopsPerSecond(p.compute().realized_flops_per_second()), 2),
+        100.0 * p.compute().mfu(),
+        units::FormatPower(units::Watts(p.power().facility_power_watts()), 1),
+        units::FormatMoney(units::Usd(p.cost().capex_usd()), 2),
+        units::FormatMoney(units::Usd(p.cost().usd_per_realized_eflops_year()), 2),
+        units::FormatCount(static_cast<uint64_t>(p.cost().energy_mwh_per_year() + 0.5)),
+        BindingName(p.binding_constraint()));
+  }
+  absl::Status w = WriteOutput(out);
+  return w.ok() ? 0 : Fail(w);
+}
+
+}  // namespace dcplan::cli

@@ -1,0 +1,22 @@
+// dcplan fit: the largest cluster (whole servers) under the power, GPU, building and budget caps.
+#include "absl/status/status.h"
+#include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
+#include "examples/cli/report.h"
+#include "planner/planner.h"
+
+namespace dcplan::cli {
+
+int RunFit() {
+  auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
+  if (!format.ok()) return Fail(format.status());
+  auto request = RequestFromFlags();
+  if (!request.ok()) return Fail(request.status());
+  auto plan = SolvePlan(*request);
+  if (!plan.ok()) return Fail(plan.status());
+  absl::Status written = *format == OutputFormat::kTable ? WriteOutput(PlanTable(*plan))
+                                                         : WriteMessage(*plan, *format);
+  return written.ok() ? 0 : Fail(written);
+}
+
+}  // namespace dcplan::cli

@@ -1,0 +1,215 @@
+#include "examples/cli/flags.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "planner/presets/presets.h"
+#include "planner/status_macros.h"
+#include "units/parse.h"
+
+ABSL_FLAG(std::string, preset, "h100-dgx",
+          "compiled-in preset to start from (dcplan presets lists them)");
+ABSL_FLAG(std::string, request, "",
+          "PlanRequest file to start from instead of a preset (.textproto, .json or .pb); flags "
+          "override its fields");
+ABSL_FLAG(std::string, format, "table", "output format: table, json, textproto (or csv, binary)");
+ABSL_FLAG(std::string, out, "", "write the output to this file (atomically) instead of stdout");
+ABSL_FLAG(std::string, power, "", "power cap with its unit, e.g. 50MW (constraints.power_cap_watts)");
+ABSL_FLAG(std::string, power_at, "",
+          "where the power cap is measured: facility (the meter), it, or substation");
+ABSL_FLAG(std::string, pue, "", "power usage effectiveness, >= 1.0 (site.pue)");
+ABSL_FLAG(std::string, max_gpus, "", "most GPUs wanted (constraints.max_gpus)");
+ABSL_FLAG(std::string, max_buildings, "", "buildings available (site.max_buildings)");
+ABSL_FLAG(std::string, budget, "",
+          "budget cap, e.g. '$2.5B', '750M USD' or 2.5e9 (constraints.budget_usd)");
+ABSL_FLAG(std::string, budget_on, "", "what the budget limits: capex or tco");
+ABSL_FLAG(std::string, horizon_years, "", "TCO horizon in years (costs.horizon_years)");
+ABSL_FLAG(std::string, electricity, "",
+          "electricity price, e.g. '0.08 USD/kWh' (costs.electricity_usd_per_kwh)");
+ABSL_FLAG(std::string, objective, "", "what to maximize: gpus or compute (realized FLOP/s)");
+ABSL_FLAG(std::string, gpus, "1,8,512,8192,32768", "cluster sizes for scale, comma-separated");
+ABSL_FLAG(std::string, presets, "", "presets to compare, comma-separated");
+ABSL_FLAG(std::string, in, "", "input file for convert");
+ABSL_FLAG(std::string, in_format, "", "input encoding for convert: text, json or binary");
+ABSL_FLAG(std::string, out_format, "", "output encoding for convert: text, json or binary");
+ABSL_FLAG(std::string, type, "request", "message type for convert and validate: request or plan");
+
+namespace dcplan::cli {
+namespace {
+
+absl::Status FlagError(absl::string_view flag, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat("--", flag, ": ", status.message()));
+}
+
+absl::StatusOr<double> PlainNumber(absl::string_view flag, absl::string_view text) {
+  double v = 0;
+  if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": expected a number, got \"", text, "\""));
+  }
+  return v;
+}
+
+absl::StatusOr<uint64_t> WholeCount(absl::string_view flag, absl::string_view text) {
+  auto v = units::ParseCount(text);
+  if (!v.ok()) return FlagError(flag, v.status());
+  if (*v < 0 || *v != std::floor(*v) || *v > 9.0e18) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": expected a whole number >= 0, got \"", text, "\""));
+  }
+  return static_cast<uint64_t>(*v);
+}
+
+}  // namespace
+
+absl::StatusOr<OutputFormat> FormatFlag(const std::vector<std::string>& allowed) {
+  const std::string f = absl::AsciiStrToLower(absl::GetFlag(FLAGS_format));
+  bool ok = false;
+  for (const std::string& a : allowed) ok |= (a == f);
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat("--format must be one of ",
+                                                   absl::StrJoin(allowed, ", "), "; got \"", f,
+                                                   "\""));
+  }
+  if (f == "json") return OutputFormat::kJson;
+  if (f == "textproto" || f == "text") return OutputFormat::kText;
+  if (f == "binary") return OutputFormat::kBinary;
+  if (f == "csv") return OutputFormat::kCsv;
+  return OutputFormat::kTable;
+}
+
+absl::StatusOr<PlanRequest> BaseRequest() {
+  PlanRequest request;
+  const std::string file = absl::GetFlag(FLAGS_request);
+  if (!file.empty()) {
+    DCPLAN_RETURN_IF_ERROR(ReadMessageFile(file, std::nullopt, &request));
+    return request;
+  }
+  return LoadPreset(absl::GetFlag(FLAGS_preset));
+}
+
+absl::Status ApplyOverrides(PlanRequest* r) {
+  if (std::string s = absl::GetFlag(FLAGS_power); !s.empty()) {
+    auto p = units::ParsePower(s);
+    if (!p.ok()) return FlagError("power", p.status());
+    r->mutable_constraints()->set_power_cap_watts(units::InWatts(*p));
+  }
+  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_power_at)); !s.empty()) {
+    if (s == "facility" || s == "meter") {
+      r->mutable_constraints()->set_power_cap_at(POWER_CAP_AT_FACILITY);
+    } else if (s == "it") {
+      r->mutable_constraints()->set_power_cap_at(POWER_CAP_AT_IT);
+    } else if (s == "substation") {
+      r->mutable_constraints()->set_power_cap_at(POWER_CAP_AT_SUBSTATION);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--power_at must be facility, it or substation; got \"", s, "\""));
+    }
+  }
+  if (std::string s = absl::GetFlag(FLAGS_pue); !s.empty()) {
+    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("pue", s));
+    r->mutable_site()->set_pue(v);
+  }
+  if (std::string s = absl::GetFlag(FLAGS_max_gpus); !s.empty()) {
+    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_gpus", s));
+    r->mutable_constraints()->set_max_gpus(v);
+  }
+  if (std::string s = absl::GetFlag(FLAGS_max_buildings); !s.empty()) {
+    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_buildings", s));
+    if (v > 0xffffffffu) {
+      return absl::InvalidArgumentError(absl::StrCat("--max_buildings is too large: ", s));
+    }
+    r->mutable_site()->set_max_buildings(static_cast<uint32_t>(v));
+  }
+  if (std::string s = absl::GetFlag(FLAGS_budget); !s.empty()) {
+    auto m = units::ParseMoney(s);
+    if (!m.ok()) return FlagError("budget", m.status());
+    r->mutable_constraints()->set_budget_usd(units::InUsd(*m));
+  }
+  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_budget_on)); !s.empty()) {
+    if (s == "capex") {
+      r->mutable_constraints()->set_budget_on(BUDGET_ON_CAPEX);
+    } else if (s == "tco") {
+      r->mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--budget_on must be capex or tco; got \"", s, "\""));
+    }
+  }
+  if (std::string s = absl::GetFlag(FLAGS_horizon_years); !s.empty()) {
+    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("horizon_years", s));
+    r->mutable_costs()->set_horizon_years(v);
+  }
+  if (std::string s = absl::GetFlag(FLAGS_electricity); !s.empty()) {
+    auto p = units::ParseMoneyPerEnergy(s);
+    if (!p.ok()) return FlagError("electricity", p.status());
+    r->mutable_costs()->set_electricity_usd_per_kwh(units::InUsdPerKilowattHour(*p));
+  }
+  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_objective)); !s.empty()) {
+    if (s == "gpus") {
+      r->mutable_constraints()->set_objective(OBJECTIVE_MAX_GPUS);
+    } else if (s == "compute") {
+      r->mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--objective must be gpus or compute; got \"", s, "\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PlanRequest> RequestFromFlags() {
+  DCPLAN_ASSIGN_OR_RETURN(PlanRequest request, BaseRequest());
+  DCPLAN_RETURN_IF_ERROR(ApplyOverrides(&request));
+  return request;
+}
+
+std::vector<std::string> InputFiles() {
+  std::vector<std::string> files;
+  for (const std::string& f : {absl::GetFlag(FLAGS_request), absl::GetFlag(FLAGS_in)}) {
+    if (!f.empty() && f != "-") files.push_back(f);
+  }
+  return files;
+}
+
+absl::Status WriteOutput(absl::string_view text) {
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (out.empty() || out == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? absl::OkStatus() : absl::DataLossError("writing to stdout failed");
+  }
+  return WriteTextFile(out, text, InputFiles());
+}
+
+absl::Status WriteMessage(const google::protobuf::Message& message, OutputFormat format) {
+  Encoding e = format == OutputFormat::kJson   ? Encoding::kJson
+               : format == OutputFormat::kText ? Encoding::kText
+                                               : Encoding::kBinary;
+  DCPLAN_ASSIGN_OR_RETURN(std::string text, SerializeMessage(message, e));
+  return WriteOutput(text);
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseGpuList(absl::string_view text) {
+  std::vector<int64_t> out;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("gpus", part));
+    if (v < 1 || v > 1'000'000'000'000ull) {
+      return absl::OutOfRangeError(
+          absl::StrCat("--gpus: every size must be in [1, 10^12], got \"", part, "\""));
+    }
+    out.push_back(static_cast<int64_t>(v));
+  }
+  if (out.size() > 100000) return absl::OutOfRangeError("--gpus: at most 100,000 sizes");
+  return out;
+}
+
+}  // namespace dcplan::cli

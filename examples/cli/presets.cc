@@ -1,0 +1,41 @@
+// dcplan presets: lists the compiled-in presets with their headline figures, or prints one
+// (--preset=NAME --format=textproto) with its source comments.
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
+#include "planner/model.h"
+#include "planner/presets/presets.h"
+#include "units/format.h"
+
+namespace dcplan::cli {
+
+int RunPresets() {
+  auto format = FormatFlag({"table", "textproto", "text"});
+  if (!format.ok()) return Fail(format.status());
+  if (*format == OutputFormat::kText) {
+    auto text = PresetText(absl::GetFlag(FLAGS_preset));
+    if (!text.ok()) return Fail(text.status());
+    absl::Status w = WriteOutput(*text);
+    return w.ok() ? 0 : Fail(w);
+  }
+  std::string out = absl::StrFormat("%-12s %-22s %8s %14s %10s %6s\n", "preset", "accelerator",
+                                    "GPU/srv", "peak/GPU", "server", "PUE");
+  for (const std::string& name : PresetNames()) {
+    auto request = LoadPreset(name);
+    if (!request.ok()) return Fail(request.status());
+    auto model = BuildModel(*request);
+    if (!model.ok()) return Fail(model.status());
+    absl::StrAppendFormat(&out, "%-12s %-22s %8d %14s %10s %6.2f\n", name,
+                          request->hardware().accelerator().name(), model->server.gpus,
+                          units::FormatComputeRate(model->accelerator.peak, 1),
+                          units::FormatPower(model->ServerPower(), 1),
+                          units::InFraction(model->site.pue));
+  }
+  absl::Status w = WriteOutput(out);
+  return w.ok() ? 0 : Fail(w);
+}
+
+}  // namespace dcplan::cli

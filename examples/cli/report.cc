@@ -1,0 +1,161 @@
+#include "examples/cli/report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "units/format.h"
+#include "units/units.h"
+
+namespace dcplan::cli {
+namespace {
+
+using units::FormatCount;
+using units::FormatMoney;
+using units::FormatPower;
+
+std::string W(double watts) { return FormatPower(units::Watts(watts), 1); }
+std::string Usd(double usd) { return FormatMoney(units::Usd(usd), 2); }
+std::string Rate(double flops, int decimals = 2) {
+  return units::FormatComputeRate(units::FlopsPerSecond(flops), decimals);
+}
+std::string Pct(double f) { return units::FormatPercent(units::Fraction(f), 1); }
+
+}  // namespace
+
+std::string BindingName(BindingConstraint b) {
+  switch (b) {
+    case BINDING_CONSTRAINT_NONE:
+      return "none";
+    case BINDING_CONSTRAINT_FACILITY_POWER:
+      return "facility power cap";
+    case BINDING_CONSTRAINT_IT_POWER:
+      return "IT power cap";
+    case BINDING_CONSTRAINT_SUBSTATION:
+      return "substation capacity";
+    case BINDING_CONSTRAINT_MAX_GPUS:
+      return "GPU cap";
+    case BINDING_CONSTRAINT_BUILDINGS:
+      return "building count";
+    case BINDING_CONSTRAINT_BUDGET:
+      return "budget";
+    case BINDING_CONSTRAINT_SIZE_LIMIT:
+      return "size limit";
+    case BINDING_CONSTRAINT_DIMINISHING_RETURNS:
+      return "diminishing returns";
+    default:
+      return "unspecified";
+  }
+}
+
+std::string PlanTable(const Plan& p) {
+  const Counts& c = p.counts();
+  const PowerBreakdown& pw = p.power();
+  const ComputePlan& cp = p.compute();
+  const CostPlan& cost = p.cost();
+  std::string s;
+  absl::StrAppend(&s, "plan: ", p.name().empty() ? "(unnamed)" : p.name(), "\n");
+  absl::StrAppendFormat(&s, "  GPUs          %s\n", FormatCount(c.gpu_count()));
+  absl::StrAppendFormat(&s, "  servers       %s (%d GPUs, %s each)\n", FormatCount(c.server_count()),
+                        c.server_count() ? c.gpu_count() / c.server_count() : 0,
+                        W(pw.server_power_watts()));
+  absl::StrAppendFormat(&s, "  racks         %s (%d servers, %s each)\n",
+                        FormatCount(c.rack_count()), c.servers_per_rack(),
+                        W(pw.rack_power_watts()));
+  absl::StrAppendFormat(&s, "  pods          %s\n", FormatCount(c.pod_count()));
+  absl::StrAppendFormat(&s, "  buildings     %s%s\n", FormatCount(c.building_count()),
+                        c.pods_per_building()
+                            ? absl::StrCat(" (", FormatCount(c.pods_per_building()),
+                                           " pods each)")
+                            : "");
+  if (p.network().tiers() > 0) {
+    std::string tiers;
+    for (int i = 0; i < p.network().switches_per_tier_size(); ++i) {
+      absl::StrAppend(&tiers, i ? " + " : "", FormatCount(p.network().switches_per_tier(i)));
+    }
+    absl::StrAppendFormat(&s, "  network       %d-tier fat tree, %s switches (%s), %s optics\n",
+                          p.network().tiers(), FormatCount(p.network().switch_count()), tiers,
+                          FormatCount(p.network().optic_count()));
+  }
+  absl::StrAppend(&s, "power\n");
+  absl::StrAppendFormat(&s, "  accelerators  %s\n", W(pw.gpu_power_watts()));
+  absl::StrAppendFormat(&s, "  server rest   %s\n", W(pw.server_overhead_power_watts()));
+  absl::StrAppendFormat(&s, "  rack overhead %s\n", W(pw.rack_overhead_power_watts()));
+  absl::StrAppendFormat(&s, "  network       %s\n", W(pw.network_power_watts()));
+  absl::StrAppendFormat(&s, "  IT            %s\n", W(pw.it_power_watts()));
+  absl::StrAppendFormat(&s, "  facility      %s (PUE %.2f)\n", W(pw.facility_power_watts()),
+                        pw.pue());
+  if (pw.substation_capacity_watts() > 0) {
+    absl::StrAppendFormat(&s, "  substation    %s usable\n", W(pw.substation_capacity_watts()));
+  }
+  absl::StrAppend(&s, "compute\n");
+  absl::StrAppendFormat(&s, "  peak          %s\n", Rate(cp.peak_flops_per_second()));
+  absl::StrAppendFormat(&s, "  MFU           %s (%s)\n", Pct(cp.mfu()), cp.efficiency_model());
+  absl::StrAppendFormat(&s, "  realized      %s\n", Rate(cp.realized_flops_per_second()));
+  if (cost.capex_usd() > 0) {
+    absl::StrAppend(&s, "money\n");
+    absl::StrAppendFormat(&s, "  capex         %s (servers %s, racks %s, network %s, facility %s",
+                          Usd(cost.capex_usd()), Usd(cost.capex().servers_usd()),
+                          Usd(cost.capex().racks_usd()), Usd(cost.capex().network_usd()),
+                          Usd(cost.capex().facility_usd()));
+    if (cost.capex().site_fixed_usd() > 0) {
+      absl::StrAppend(&s, ", site ", Usd(cost.capex().site_fixed_usd()));
+    }
+    absl::StrAppend(&s, ")\n");
+    absl::StrAppendFormat(&s, "  opex          %s a year (energy %s for %s MWh, maintenance %s)\n",
+                          Usd(cost.opex_usd_per_year()), Usd(cost.energy_usd_per_year()),
+                          FormatCount(static_cast<uint64_t>(cost.energy_mwh_per_year() + 0.5)),
+                          Usd(cost.maintenance_usd_per_year()));
+    absl::StrAppendFormat(&s, "  TCO           %s over %g years (%s per GPU-hour)\n",
+                          Usd(cost.tco_usd()), cost.horizon_years(),
+                          FormatMoney(units::Usd(cost.usd_per_gpu_hour()), 2));
+  }
+  absl::StrAppendFormat(&s, "binding         %s\n", BindingName(p.binding_constraint()));
+  const Headroom& h = p.headroom();
+  std::string head;
+  if (h.has_facility_power_watts()) {
+    absl::StrAppend(&head, " facility power ", W(h.facility_power_watts()), ";");
+  }
+  if (h.has_it_power_watts()) absl::StrAppend(&head, " IT power ", W(h.it_power_watts()), ";");
+  if (h.has_substation_watts()) {
+    absl::StrAppend(&head, " substation ", W(h.substation_watts()), ";");
+  }
+  if (h.has_gpus()) absl::StrAppend(&head, " GPUs ", FormatCount(h.gpus()), ";");
+  if (h.has_buildings()) absl::StrAppend(&head, " buildings ", h.buildings(), ";");
+  if (h.has_budget_usd()) absl::StrAppend(&head, " budget ", Usd(h.budget_usd()), ";");
+  if (!head.empty()) {
+    head.pop_back();
+    absl::StrAppend(&s, "headroom       ", head, "\n");
+  }
+  for (const std::string& note : p.notes()) absl::StrAppend(&s, "note: ", note, "\n");
+  return s;
+}
+
+std::string ScaleTable(const ScaleReport& r) {
+  std::string s = absl::StrFormat("%12s %12s %8s %14s %10s %10s\n", "GPUs", "peak EF/s", "MFU",
+                                  "realized EF/s", "IT MW", "meter MW");
+  for (const ScaleRow& row : r.rows()) {
+    absl::StrAppendFormat(&s, "%12s %12.2f %7.1f%% %14.2f %10.1f %10.1f\n",
+                          FormatCount(row.counts().gpu_count()),
+                          row.compute().peak_flops_per_second() / 1e18, 100.0 * row.compute().mfu(),
+                          row.compute().realized_flops_per_second() / 1e18,
+                          row.power().it_power_watts() / 1e6,
+                          row.power().facility_power_watts() / 1e6);
+  }
+  return s;
+}
+
+std::string ScaleCsv(const ScaleReport& r) {
+  std::string s =
+      "gpu_count,server_count,rack_count,peak_flops_per_second,mfu,realized_flops_per_second,"
+      "it_power_watts,facility_power_watts,capex_usd,tco_usd\n";
+  for (const ScaleRow& row : r.rows()) {
+    absl::StrAppendFormat(&s, "%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+                          row.counts().gpu_count(), row.counts().server_count(),
+                          row.counts().rack_count(), row.compute().peak_flops_per_second(),
+                          row.compute().mfu(), row.compute().realized_flops_per_second(),
+                          row.power().it_power_watts(), row.power().facility_power_watts(),
+                          row.cost().capex_usd(), row.cost().tco_usd());
+  }
+  return s;
+}
+
+}  // namespace dcplan::cli

@@ -1,0 +1,44 @@
+// dcplan validate: checks a PlanRequest file (or a Plan file with --type=plan) and says what is wrong.
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
+#include "planner/model.h"
+#include "proto/plan.pb.h"
+
+namespace dcplan::cli {
+
+int RunValidate() {
+  const std::string file = absl::GetFlag(FLAGS_request);
+  if (file.empty()) return Fail(absl::InvalidArgumentError("validate needs --request=FILE"));
+  const std::string type = absl::GetFlag(FLAGS_type);
+  if (type == "plan") {
+    Plan plan;
+    absl::Status read = ReadMessageFile(file, std::nullopt, &plan);
+    if (!read.ok()) return Fail(read);
+    if (plan.schema_version() > SCHEMA_VERSION_1) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          "schema_version must be <= 1 (the newest this dcplan knows), got ",
+          plan.schema_version())));
+    }
+    std::cout << file << ": a readable Plan (" << plan.counts().gpu_count() << " GPUs)\n";
+    return 0;
+  }
+  if (type != "request") {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("--type must be request or plan; got \"", type, "\"")));
+  }
+  PlanRequest request;
+  absl::Status read = ReadMessageFile(file, std::nullopt, &request);
+  if (!read.ok()) return Fail(read);
+  // BuildModel validates every field, then checks that the parts fit together.
+  auto model = BuildModel(request);
+  if (!model.ok()) return Fail(model.status());
+  std::cout << file << ": a valid PlanRequest"
+            << (request.name().empty() ? "" : absl::StrCat(" (", request.name(), ")")) << "\n";
+  return 0;
+}
+
+}  // namespace dcplan::cli

@@ -1,0 +1,134 @@
+// dcplan: plan AI data centers from the command line.
+//
+//   dcplan fit --power=50MW                      the largest cluster under 50 MW (preset h100-dgx)
+//   dcplan scale --preset=seed --gpus=1,8,512    peak, MFU, realized compute and power by size
+//   dcplan compare --power=100MW                 the same caps for every preset, ranked
+//   dcplan validate --request=plan.textproto     check a request file
+//   dcplan convert --in=a.textproto --out=a.json between text format, JSON and binary
+//   dcplan presets                               the compiled-in presets
+//
+// `dcplan help COMMAND` or `dcplan COMMAND --help` prints a command's flags.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)();
+  const char* summary;
+  const char* usage;
+};
+
+const Command kCommands[] = {
+    {"fit", dcplan::cli::RunFit, "the largest cluster (whole servers) under the caps",
+     "dcplan fit [--preset=NAME | --request=FILE] [--power=50MW] [--power_at=facility|it|substation]\n"
+     "           [--pue=1.3] [--max_gpus=N] [--max_buildings=N] [--budget='$2.5B']\n"
+     "           [--budget_on=capex|tco] [--horizon_years=4] [--electricity='0.08 USD/kWh']\n"
+     "           [--objective=gpus|compute] [--format=table|json|textproto|binary] [--out=FILE]\n"
+     "\n"
+     "Solves for the largest cluster whose facility power, IT power, substation load, GPU count,\n"
+     "building count and budget all fit, and says which cap bound. Flags override the preset's or\n"
+     "the request file's fields. Example: dcplan fit --preset=seed --power=45.9MW"},
+    {"scale", dcplan::cli::RunScale, "peak, MFU, realized compute and power for given sizes",
+     "dcplan scale [--preset=NAME | --request=FILE] [--gpus=1,8,512,8192,32768]\n"
+     "             [--pue=1.3] [--format=table|csv|json|textproto|binary] [--out=FILE]\n"
+     "\n"
+     "Evaluates clusters of exactly the given GPU counts, whatever the caps.\n"
+     "Example: dcplan scale --preset=seed --gpus=1,8,512,8192,32768"},
+    {"compare", dcplan::cli::RunCompare, "the same caps for several presets, ranked",
+     "dcplan compare [--presets=h100-dgx,b200-dgx,...] [--power=100MW] [--budget='$5B'] ...\n"
+     "               [--format=table|json|textproto|binary] [--out=FILE]\n"
+     "\n"
+     "Solves the caps for every preset named (default: all but seed) and ranks them by realized\n"
+     "compute; the cap flags are those of fit."},
+    {"validate", dcplan::cli::RunValidate, "check a request (or plan) file",
+     "dcplan validate --request=FILE [--type=request|plan]\n"
+     "\n"
+     "Reads FILE (.textproto, .json or .pb), checks every field and that the parts fit together,\n"
+     "and prints the first problem with its field path. Exit code 0 when valid, 1 when not."},
+    {"convert", dcplan::cli::RunConvert, "between text format, JSON and binary",
+     "dcplan convert --in=FILE --out=FILE [--in_format=text|json|binary]\n"
+     "               [--out_format=text|json|binary] [--type=request|plan]\n"
+     "\n"
+     "Encodings come from the extensions (.textproto/.txtpb, .json, .pb/.binpb). The output is\n"
+     "written to a temporary file and renamed; dcplan never overwrites its input."},
+    {"presets", dcplan::cli::RunPresets, "list the compiled-in presets, or show one",
+     "dcplan presets [--preset=NAME --format=textproto]\n"
+     "\n"
+     "Without --format=textproto lists every preset's headline figures; with it prints the preset\n"
+     "file, comments and sources included."},
+};
+
+std::string MainUsage() {
+  std::string s =
+      "dcplan: plan AI data centers: how many GPUs fit in N megawatts or $B, what they deliver "
+      "and cost.\n\nusage: dcplan COMMAND [--flags]\n\ncommands:\n";
+  for (const Command& c : kCommands) absl::StrAppend(&s, "  ", c.name, std::string(10 - std::strlen(c.name), ' '), c.summary, "\n");
+  absl::StrAppend(&s, "\n`dcplan help COMMAND` or `dcplan COMMAND --help` prints a command's flags.\n");
+  return s;
+}
+
+const Command* Find(const std::string& name) {
+  for (const Command& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+bool IsHelpFlag(const char* arg) {
+  return std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0 ||
+         std::strcmp(arg, "-help") == 0 || std::strcmp(arg, "--helpfull") == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(MainUsage());
+  // Help is answered before flag parsing, per command, so it lists that command's flags only.
+  std::vector<std::string> words;
+  bool help = false;
+  for (int i = 1; i < argc; ++i) {
+    if (IsHelpFlag(argv[i])) {
+      help = true;
+    } else if (argv[i][0] != '-') {
+      words.push_back(argv[i]);
+    }
+  }
+  if (!words.empty() && words[0] == "help") {
+    words.erase(words.begin());
+    help = true;
+  }
+  if (help) {
+    const Command* c = words.empty() ? nullptr : Find(words[0]);
+    std::cout << (c ? absl::StrCat(c->usage, "\n") : MainUsage());
+    return 0;
+  }
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() < 2) {
+    std::cerr << MainUsage();
+    return 2;
+  }
+  if (positional.size() > 2) {
+    std::cerr << "dcplan: unexpected argument \"" << positional[2] << "\" (flags are --name=value)\n";
+    return 2;
+  }
+  const Command* c = Find(positional[1]);
+  if (c == nullptr) {
+    std::vector<std::string> names;
+    for (const Command& k : kCommands) names.push_back(k.name);
+    std::cerr << "dcplan: unknown command \"" << positional[1] << "\"; commands are "
+              << absl::StrJoin(names, ", ") << "\n";
+    return 2;
+  }
+  return c->run();
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# End-to-end tests of the dcplan CLI: the seed's table, fit's exact answers, JSON field names, every
+# command's --help, file conversion, and one-line errors with a non-zero exit for bad input.
+# Expected numbers are worked out by hand from the seed formula in the comments.
+set -uo pipefail
+
+DCPLAN="$TEST_SRCDIR/$TEST_WORKSPACE/examples/dcplan"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+
+# check NAME EXPECTED ACTUAL
+check() { if [[ "$2" == "$3" ]]; then pass "$1"; else fail "$1: expected [$2], got [$3]"; fi; }
+
+# json_get FILE PYTHON-EXPR (with `p` the parsed JSON)
+json_get() { python3 -c "import json,sys; p=json.load(open('$1')); print($2)"; }
+
+# --- scale reproduces the seed's five rows --------------------------------------------------------
+# peak = G x 1 PFLOP/s; MFU = 0.62 - 0.02 log2 G; realized = peak x MFU; power = G x 1.4 kW.
+"$DCPLAN" scale --preset=seed --gpus=1,8,512,8192,32768 > "$TMP/scale.txt"
+check "scale exit" 0 $?
+expected_rows='1 0.00 62.0% 0.00 0.0 0.0
+8 0.01 56.0% 0.00 0.0 0.0
+512 0.51 44.0% 0.23 0.7 0.7
+8,192 8.19 36.0% 2.95 11.5 11.5
+32,768 32.77 32.0% 10.49 45.9 45.9'
+check "seed scale rows" "$expected_rows" "$(tail -n +2 "$TMP/scale.txt" | awk '{$1=$1; print}')"
+
+# --- fit: 45.9 MW / 11.2 kW per 8-GPU server = 4,098.2 -> 32,784 GPUs; 46 MW -> 4,107 -> 32,856 ---------
+"$DCPLAN" fit --preset=seed --power=45.9MW --format=json > "$TMP/fit.json"
+check "fit exit" 0 $?
+check "fit 45.9MW gpus" 32784 "$(json_get "$TMP/fit.json" "p['counts']['gpu_count']")"
+check "fit 45.9MW servers" 4098 "$(json_get "$TMP/fit.json" "p['counts']['server_count']")"
+check "fit binding" BINDING_CONSTRAINT_FACILITY_POWER "$(json_get "$TMP/fit.json" "p['binding_constraint']")"
+"$DCPLAN" fit --preset=seed --power=46MW --format=json > "$TMP/fit46.json"
+check "fit 46MW gpus" 32856 "$(json_get "$TMP/fit46.json" "p['counts']['gpu_count']")"
+
+# Every field name the JSON must carry.
+for field in gpu_count server_count rack_count pod_count building_count it_power_watts \
+    facility_power_watts peak_flops_per_second mfu realized_flops_per_second binding_constraint \
+    capex_usd opex_usd_per_year tco_usd energy_mwh_per_year usd_per_gpu_hour; do
+  if grep -q "\"$field\"" "$TMP/fit.json"; then pass "json has $field"; else fail "json lacks $field"; fi
+done
+
+# The table form is for people: it names the binding cap.
+"$DCPLAN" fit --preset=seed --power=45.9MW > "$TMP/fit.txt"
+grep -q "GPUs          32,784" "$TMP/fit.txt" && pass "table shows GPUs" || fail "table GPUs: $(cat "$TMP/fit.txt")"
+grep -q "binding         facility power cap" "$TMP/fit.txt" && pass "table binding" || fail "table binding"
+
+# --- h100-dgx: a DGX H100-class server at 10.2 kW (8 x 700 W + 4,600 W overhead) --------------------
+"$DCPLAN" fit --power=50MW --format=json > "$TMP/h100.json"
+check "h100 server power" 10200 "$(json_get "$TMP/h100.json" "int(p['power']['server_power_watts'])")"
+check "h100 whole servers" 0 "$(json_get "$TMP/h100.json" "int(p['counts']['gpu_count']) % 8")"
+check "h100 fits under cap" True "$(json_get "$TMP/h100.json" "p['power']['facility_power_watts'] <= 50e6")"
+
+# --- power_at=it and pue override ---------------------------------------------------------------
+# IT cap 10 MW with seed servers (11.2 kW) at PUE 1.5: 892 servers by IT power (10e6/11,200 = 892.9).
+"$DCPLAN" fit --preset=seed --power=10MW --power_at=it --pue=1.5 --format=json > "$TMP/it.json"
+check "it cap servers" 892 "$(json_get "$TMP/it.json" "p['counts']['server_count']")"
+check "it cap binding" BINDING_CONSTRAINT_IT_POWER "$(json_get "$TMP/it.json" "p['binding_constraint']")"
+# max_gpus 1,001 -> 125 servers of 8 = 1,000 GPUs.
+"$DCPLAN" fit --preset=seed --power=100MW --max_gpus=1001 --format=json > "$TMP/max.json"
+check "max_gpus" 1000 "$(json_get "$TMP/max.json" "p['counts']['gpu_count']")"
+
+# --- a cap smaller than one server is a plan with zero GPUs and a note, not an error ---------------
+"$DCPLAN" fit --preset=seed --power=5kW --format=json > "$TMP/zero.json"
+check "zero-gpu exit" 0 $?
+check "zero gpus" 0 "$(json_get "$TMP/zero.json" "p['counts']['gpu_count']")"
+check "zero note" True "$(json_get "$TMP/zero.json" "'no GPUs fit' in p['notes'][0]")"
+
+# --- bad input: a one-line error naming the problem, exit 1 ---------------------------------------
+expect_error() {  # NAME EXPECTED-SUBSTRING ARGS...
+  local name="$1" want="$2"; shift 2
+  local err rc
+  err=$("$DCPLAN" "$@" 2>&1 >/dev/null); rc=$?
+  if [[ $rc -ne 0 && "$err" == *"$want"* && $(echo "$err" | wc -l) -eq 1 ]]; then
+    pass "$name"
+  else
+    fail "$name: rc=$rc err=[$err]"
+  fi
+}
+expect_error "negative power" "constraints.power_cap_watts must be >= 0, got -5e+06" fit --power=-5MW
+expect_error "pue below 1" "site.pue must be >= 1.0, got 0.9" fit --pue=0.9 --power=50MW
+expect_error "unknown preset" 'unknown preset "h900"' fit --preset=h900
+expect_error "wrong dimension" 'expected a power such as 50MW, got "50MWh"' fit --power=50MWh
+expect_error "bad format" "--format must be one of" fit --format=xml --power=1MW
+expect_error "no cap" "no cap to solve under" fit --preset=seed
+expect_error "bad gpus list" "--gpus" scale --gpus=1,0
+expect_error "unknown command" 'unknown command "fly"' fly
+
+printf 'hardware { accelerator { peak_flops_per_second: 1e15 tdp_watts: 700 } server { gpus_per_server: 0 } }\n' > "$TMP/zero_gpus.textproto"
+expect_error "zero gpus per server" "hardware.server.gpus_per_server must be >= 1, got 0" \
+  validate --request="$TMP/zero_gpus.textproto"
+printf 'hardware { accelerator { peak_flops_per_second: 1e15 \n' > "$TMP/malformed.textproto"
+expect_error "malformed request" "malformed.textproto" fit --request="$TMP/malformed.textproto"
+expect_error "missing file" "does not exist" fit --request="$TMP/nope.textproto"
+
+# --- validate and convert round trip; convert never overwrites its input ----------------------------
+PRESET="$TEST_SRCDIR/$TEST_WORKSPACE/planner/presets/seed.textproto"
+"$DCPLAN" validate --request="$PRESET" > "$TMP/validate.txt"
+check "validate preset exit" 0 $?
+cp "$PRESET" "$TMP/seed.textproto"
+"$DCPLAN" convert --in="$TMP/seed.textproto" --out="$TMP/seed.json"
+check "convert to json" 0 $?
+"$DCPLAN" convert --in="$TMP/seed.json" --out="$TMP/seed.pb"
+check "convert to binary" 0 $?
+"$DCPLAN" fit --request="$TMP/seed.pb" --power=45.9MW --format=json > "$TMP/frompb.json"
+check "binary request solves the same" 32784 "$(json_get "$TMP/frompb.json" "p['counts']['gpu_count']")"
+before=$(sha256sum "$TMP/seed.json")
+expect_error "refuses to overwrite input" "refusing to overwrite" convert --in="$TMP/seed.json" --out="$TMP/seed.json"
+check "input unchanged" "$before" "$(sha256sum "$TMP/seed.json")"
+expect_error "fit refuses to overwrite its request" "refusing to overwrite" \
+  fit --request="$TMP/seed.json" --power=1MW --format=json --out="$TMP/seed.json"
+check "request unchanged" "$before" "$(sha256sum "$TMP/seed.json")"
+
+# --- --help on every command ---------------------------------------------------------------------
+for cmd in fit scale compare validate convert presets; do
+  out=$("$DCPLAN" "$cmd" --help); rc=$?
+  if [[ $rc -eq 0 && "$out" == "dcplan $cmd"* ]]; then pass "$cmd --help"; else fail "$cmd --help: $out"; fi
+done
+"$DCPLAN" --help | grep -q "commands:" && pass "top-level help" || fail "top-level help"
+
+echo "cli_test: $failures failure(s)"
+[[ $failures -eq 0 ]]
