@@ -1,14 +1,12 @@
-// dcplan compare: solves the same caps for several presets and ranks them by realized compute, with the
+// dcplan compare: solves the same caps for several presets (and request files) and ranks them by realized compute, with the
 // cost per realized EFLOP/s-year and the energy a year beside it.
-#include <algorithm>
-
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/report.h"
-#include "planner/planner.h"
+#include "planner/compare.h"
 #include "planner/presets/presets.h"
 #include "units/format.h"
 
@@ -19,33 +17,33 @@ int RunCompare() {
   if (!format.ok()) return Fail(format.status());
   std::vector<std::string> names =
       absl::StrSplit(absl::GetFlag(FLAGS_presets), ',', absl::SkipWhitespace());
-  if (names.empty()) {
+  if (names.empty() && absl::GetFlag(FLAGS_requests).empty()) {
     for (const std::string& n : PresetNames()) {
       if (n != "seed") names.push_back(n);
     }
   }
-  Comparison comparison;
-  comparison.set_schema_version(SCHEMA_VERSION_1);
-  comparison.set_ranked_by("realized_flops_per_second");
+  std::vector<PlanRequest> requests;
   for (const std::string& name : names) {
     auto request = LoadPreset(name);
     if (!request.ok()) return Fail(request.status());
     absl::Status applied = ApplyOverrides(&*request);
     if (!applied.ok()) return Fail(applied);
-    auto plan = SolvePlan(*request);
-    if (!plan.ok()) {
-      return Fail(absl::Status(plan.status().code(),
-                               absl::StrCat(name, ": ", plan.status().message())));
-    }
-    *comparison.add_plans() = *std::move(plan);
+    requests.push_back(*std::move(request));
   }
-  auto* plans = comparison.mutable_plans();
-  std::stable_sort(plans->begin(), plans->end(), [](const Plan& a, const Plan& b) {
-    if (a.compute().realized_flops_per_second() != b.compute().realized_flops_per_second()) {
-      return a.compute().realized_flops_per_second() > b.compute().realized_flops_per_second();
-    }
-    return a.cost().tco_usd() < b.cost().tco_usd();
-  });
+  const std::vector<std::string> files =
+      absl::StrSplit(absl::GetFlag(FLAGS_requests), ',', absl::SkipWhitespace());
+  for (const std::string& file : files) {
+    PlanRequest request;
+    absl::Status read = ReadMessageFile(file, std::nullopt, &request);
+    if (!read.ok()) return Fail(read);
+    if (request.name().empty()) request.set_name(file);
+    absl::Status applied = ApplyOverrides(&request);
+    if (!applied.ok()) return Fail(applied);
+    requests.push_back(std::move(request));
+  }
+  auto compared = Compare(requests);
+  if (!compared.ok()) return Fail(compared.status());
+  const Comparison& comparison = *compared;
   if (*format != OutputFormat::kTable) {
     absl::Status w = WriteMessage(comparison, *format);
     return w.ok() ? 0 : Fail(w);

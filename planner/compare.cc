@@ -1,0 +1,35 @@
+#include "planner/compare.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "planner/planner.h"
+
+namespace dcplan {
+
+absl::StatusOr<Comparison> Compare(absl::Span<const PlanRequest> requests) {
+  if (requests.empty()) return absl::InvalidArgumentError("nothing to compare");
+  Comparison comparison;
+  comparison.set_schema_version(SCHEMA_VERSION_1);
+  comparison.set_ranked_by("realized_flops_per_second");
+  for (size_t i = 0; i < requests.size(); ++i) {
+    absl::StatusOr<Plan> plan = SolvePlan(requests[i]);
+    if (!plan.ok()) {
+      const std::string who =
+          requests[i].name().empty() ? absl::StrCat("request ", i) : requests[i].name();
+      return absl::Status(plan.status().code(), absl::StrCat(who, ": ", plan.status().message()));
+    }
+    *comparison.add_plans() = *std::move(plan);
+  }
+  auto* plans = comparison.mutable_plans();
+  std::stable_sort(plans->begin(), plans->end(), [](const Plan& a, const Plan& b) {
+    if (a.compute().realized_flops_per_second() != b.compute().realized_flops_per_second()) {
+      return a.compute().realized_flops_per_second() > b.compute().realized_flops_per_second();
+    }
+    return a.cost().tco_usd() < b.cost().tco_usd();
+  });
+  return comparison;
+}
+
+}  // namespace dcplan
