@@ -46,11 +46,13 @@ const Command kCommands[] = {
      "Evaluates clusters of exactly the given GPU counts, whatever the caps.\n"
      "Example: dcplan scale --preset=seed --gpus=1,8,512,8192,32768"},
     {"compare", dcplan::cli::RunCompare, "the same caps for several presets, ranked",
-     "dcplan compare [--presets=h100-dgx,b200-dgx,...] [--power=100MW] [--budget='$5B'] ...\n"
+     "dcplan compare [--presets=h100-dgx,b200-dgx,...] [--requests=a.textproto,b.json]\n"
+     "               [--power=100MW] [--budget='$5B'] [--budget_on=capex|tco] ...\n"
      "               [--format=table|json|textproto|binary] [--out=FILE]\n"
      "\n"
-     "Solves the caps for every preset named (default: all but seed) and ranks them by realized\n"
-     "compute; the cap flags are those of fit."},
+     "Solves the caps for every preset and request file named (default: every preset but seed) and\n"
+     "ranks them by realized compute, with cost per realized EFLOP/s-year and energy a year; the\n"
+     "cap flags are those of fit."},
     {"validate", dcplan::cli::RunValidate, "check a request (or plan) file",
      "dcplan validate --request=FILE [--type=request|plan]\n"
      "\n"

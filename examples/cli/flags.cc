@@ -36,6 +36,7 @@ ABSL_FLAG(std::string, electricity, "",
 ABSL_FLAG(std::string, objective, "", "what to maximize: gpus or compute (realized FLOP/s)");
 ABSL_FLAG(std::string, gpus, "1,8,512,8192,32768", "cluster sizes for scale, comma-separated");
 ABSL_FLAG(std::string, presets, "", "presets to compare, comma-separated");
+ABSL_FLAG(std::string, requests, "", "PlanRequest files to compare, comma-separated");
 ABSL_FLAG(std::string, in, "", "input file for convert");
 ABSL_FLAG(std::string, in_format, "", "input encoding for convert: text, json or binary");
 ABSL_FLAG(std::string, out_format, "", "output encoding for convert: text, json or binary");

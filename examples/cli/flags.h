@@ -35,6 +35,7 @@ ABSL_DECLARE_FLAG(std::string, electricity);
 ABSL_DECLARE_FLAG(std::string, objective);
 ABSL_DECLARE_FLAG(std::string, gpus);
 ABSL_DECLARE_FLAG(std::string, presets);
+ABSL_DECLARE_FLAG(std::string, requests);
 ABSL_DECLARE_FLAG(std::string, in);
 ABSL_DECLARE_FLAG(std::string, in_format);
 ABSL_DECLARE_FLAG(std::string, out_format);
