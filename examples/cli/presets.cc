@@ -21,16 +21,16 @@ int RunPresets() {
     absl::Status w = WriteOutput(*text);
     return w.ok() ? 0 : Fail(w);
   }
-  std::string out = absl::StrFormat("%-12s %-22s %8s %14s %10s %6s\n", "preset", "accelerator",
+  std::string out = absl::StrFormat("%-12s %-36s %8s %15s %10s %6s\n", "preset", "accelerator",
                                     "GPU/srv", "peak/GPU", "server", "PUE");
   for (const std::string& name : PresetNames()) {
     auto request = LoadPreset(name);
     if (!request.ok()) return Fail(request.status());
     auto model = BuildModel(*request);
     if (!model.ok()) return Fail(model.status());
-    absl::StrAppendFormat(&out, "%-12s %-22s %8d %14s %10s %6.2f\n", name,
+    absl::StrAppendFormat(&out, "%-12s %-36s %8d %15s %10s %6.2f\n", name,
                           request->hardware().accelerator().name(), model->server.gpus,
-                          units::FormatComputeRate(model->accelerator.peak, 1),
+                          units::FormatComputeRate(model->accelerator.peak, 2),
                           units::FormatPower(model->ServerPower(), 1),
                           units::InFraction(model->site.pue));
   }
