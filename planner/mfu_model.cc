@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "planner/defaults.h"
 
 namespace dcplan {
 
@@ -15,9 +16,6 @@ using units::Ratio;
 
 namespace {
 constexpr double kLn2 = 0.69314718055994530942;
-constexpr double kDefaultIntercept = 0.62;
-constexpr double kDefaultSlope = 0.02;
-constexpr double kDefaultFloor = 0.01;
 }  // namespace
 
 LogLinearMfuModel::LogLinearMfuModel(double intercept, double slope_per_doubling, double floor)
@@ -120,9 +118,9 @@ absl::StatusOr<std::shared_ptr<const MfuModel>> MakeMfuModel(const EfficiencyMod
   }
   const LogLinearMfu& ll = proto.log_linear();
   return std::make_shared<const dcplan::LogLinearMfuModel>(
-      ll.has_intercept() ? ll.intercept() : kDefaultIntercept,
-      ll.has_slope_per_doubling() ? ll.slope_per_doubling() : kDefaultSlope,
-      ll.has_floor() ? ll.floor() : kDefaultFloor);
+      ll.has_intercept() ? ll.intercept() : defaults::kMfuIntercept,
+      ll.has_slope_per_doubling() ? ll.slope_per_doubling() : defaults::kMfuSlopePerDoubling,
+      ll.has_floor() ? ll.floor() : defaults::kMfuFloor);
 }
 
 }  // namespace dcplan

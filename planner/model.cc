@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "planner/defaults.h"
 #include "planner/fabric.h"
 #include "planner/status_macros.h"
 #include "planner/validate.h"
@@ -15,10 +16,9 @@ namespace {
 using units::Fraction;
 using units::Power;
 
-constexpr double kDefaultPue = 1.3;
-constexpr double kDefaultPowerFactor = 0.95;
-constexpr double kDefaultAverageUtilization = 0.8;
-constexpr double kDefaultHorizonYears = 4.0;
+using defaults::kAverageUtilization;
+using defaults::kHorizonYears;
+using defaults::kPowerFactor;
 
 }  // namespace
 
@@ -36,7 +36,7 @@ Power SubstationCapacity(const Substation& s) {
     default:
       break;
   }
-  const double pf = s.has_power_factor() ? s.power_factor() : kDefaultPowerFactor;
+  const double pf = s.has_power_factor() ? s.power_factor() : kPowerFactor;
   // Apparent power (VA) x power factor = real power (W).
   return units::Watts(usable * s.transformer_rating_va() * pf);
 }
@@ -74,7 +74,8 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   const Network& net = request.hardware().network();
   m.network.nics_per_gpu = net.nics_per_gpu();
   m.network.radix = net.switch_radix();
-  const double oversub = net.has_leaf_oversubscription() ? net.leaf_oversubscription() : 1.0;
+  const double oversub = net.has_leaf_oversubscription() ? net.leaf_oversubscription()
+                                                     : defaults::kLeafOversubscription;
   // A leaf of radix k with oversubscription o = down/up gives down = k o / (1 + o) ports to endpoints.
   m.network.leaf_downlinks = static_cast<int64_t>(
       std::floor(static_cast<double>(net.switch_radix()) * oversub / (1.0 + oversub) + 1e-9));
@@ -96,7 +97,7 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   }
 
   const Site& site = request.site();
-  m.site.pue = Fraction(site.has_pue() ? site.pue() : kDefaultPue);
+  m.site.pue = Fraction(site.has_pue() ? site.pue() : defaults::kPue);
   m.site.has_building_limit = site.building().critical_it_power_watts() > 0;
   m.site.building_it_power = units::Watts(site.building().critical_it_power_watts());
   m.site.max_buildings = site.max_buildings();
@@ -113,11 +114,11 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.costs.site_fixed = units::Usd(costs.site_fixed_usd());
   m.costs.electricity = units::UsdPerKilowattHour(costs.electricity_usd_per_kwh());
   m.costs.average_utilization = Fraction(
-      costs.has_average_utilization() ? costs.average_utilization() : kDefaultAverageUtilization);
+      costs.has_average_utilization() ? costs.average_utilization() : kAverageUtilization);
   m.costs.maintenance_per_year = Fraction(costs.maintenance_fraction_per_year());
   m.costs.staff = units::UsdPerYear(costs.staff_usd_per_year());
   m.costs.horizon = units::Years(costs.has_horizon_years() ? costs.horizon_years()
-                                                           : kDefaultHorizonYears);
+                                                           : kHorizonYears);
 
   const Constraints& caps = request.constraints();
   m.caps.power_cap_at =

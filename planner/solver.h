@@ -23,13 +23,14 @@
 #include "absl/status/statusor.h"
 #include "planner/cluster.h"
 #include "planner/model.h"
+#include "planner/validate.h"
 #include "proto/plan.pb.h"
 #include "units/units.h"
 
 namespace dcplan {
 
-// dcplan's own bound on cluster size: a trillion GPUs.
-inline constexpr int64_t kMaxGpus = 1'000'000'000'000;
+// dcplan's own bound on cluster size: a trillion GPUs (the validator's limit on max_gpus).
+inline constexpr int64_t kMaxGpus = static_cast<int64_t>(limits::kMaxGpus);
 
 // Bit flags for the caps a cluster breaks.
 enum CapBit : uint32_t {

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "planner/defaults.h"
 #include "planner/status_macros.h"
 #include "proto/request.pb.h"
 
@@ -23,9 +24,9 @@ namespace {
 
 // The defaults proto/request.proto documents for absent optional fields that take part in a
 // cross-field requirement.
-constexpr double kDefaultIntercept = 0.62;
-constexpr double kDefaultSlopePerDoubling = 0.02;
-constexpr double kDefaultFloor = 0.01;
+constexpr double kDefaultIntercept = defaults::kMfuIntercept;
+constexpr double kDefaultSlopePerDoubling = defaults::kMfuSlopePerDoubling;
+constexpr double kDefaultFloor = defaults::kMfuFloor;
 
 // ------------------------------------------------------------------------------------------------
 // Formatting

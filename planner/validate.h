@@ -12,18 +12,16 @@
 //   `efficiency.table.points[2].gpus must be greater than points[1].gpus (512), got 256`
 //
 // Status codes:
-// - InvalidArgument: a field breaks its own requirement (negative, zero where required,
-// NaN/infinity,
-//   outside (0, 1], unknown enum value, a schema_version newer than this reader knows, table points
-//   not increasing).
+// - InvalidArgument: a field breaks its own requirement (negative, zero where required, NaN or
+//   infinity, outside (0, 1], unknown enum value, a schema_version newer than this reader knows,
+//   table points not increasing).
 // - OutOfRange: a value above an upper bound that could be raised some day: the proto's own size
-// bounds
-//   (gpus_per_server <= 1024, nics_per_gpu <= 16, pue <= 5, horizon_years <= 50) and the hard
-//   limits in dcplan::limits.
-// - FailedPrecondition: fields that are fine alone but impossible together, e.g. REDUNDANCY_2N with
-// an
-//   odd transformer count, a rack power limit below one server plus the rack overhead (a rack that
-//   can hold no server), slope_per_doubling >= intercept, measured_power_watts > tdp_watts.
+//   bounds (gpus_per_server <= 1024, nics_per_gpu <= 16, pue <= 5, horizon_years <= 50) and the
+//   hard limits in dcplan::limits.
+// - FailedPrecondition: fields that are fine alone but impossible together, e.g. REDUNDANCY_2N
+//   with an odd transformer count, a rack power limit below one server plus the rack overhead (a
+//   rack that can hold no server), slope_per_doubling >= intercept, measured_power_watts >
+//   tdp_watts.
 //
 // Presence: `optional` fields are checked only when present. A cross-field requirement is checked
 // on the effective values (a default stands in for an absent field) whenever at least one of the
@@ -36,8 +34,9 @@
 //   ...
 //   absl::Status status = ValidateRequest(request);
 //   if (!status.ok()) {
-//     std::cerr << status.message() << "\n";  // hardware.server.gpus_per_server must be >= 1, got
-//     0 return 2;
+//     // e.g. "hardware.server.gpus_per_server must be >= 1, got 0"
+//     std::cerr << status.message() << "\n";
+//     return 2;
 //   }
 #pragma once
 
