@@ -4,17 +4,7 @@
 # Expected numbers are worked out by hand from the seed formula in the comments.
 set -uo pipefail
 
-DCPLAN="$TEST_SRCDIR/$TEST_WORKSPACE/examples/dcplan"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-
-# check NAME EXPECTED ACTUAL
-check() { if [[ "$2" == "$3" ]]; then pass "$1"; else fail "$1: expected [$2], got [$3]"; fi; }
-
-# json_get FILE PYTHON-EXPR (with `p` the parsed JSON)
-json_get() { python3 -c "import json,sys; p=json.load(open('$1')); print($2)"; }
+source "$(dirname "$0")/cli_testlib.sh"
 
 # --- scale reproduces the seed's five rows --------------------------------------------------------
 # peak = G x 1 PFLOP/s; MFU = 0.62 - 0.02 log2 G; realized = peak x MFU; power = G x 1.4 kW.
@@ -70,16 +60,6 @@ check "zero gpus" 0 "$(json_get "$TMP/zero.json" "p['counts']['gpu_count']")"
 check "zero note" True "$(json_get "$TMP/zero.json" "'no GPUs fit' in p['notes'][0]")"
 
 # --- bad input: a one-line error naming the problem, exit 1 ---------------------------------------
-expect_error() {  # NAME EXPECTED-SUBSTRING ARGS...
-  local name="$1" want="$2"; shift 2
-  local err rc
-  err=$("$DCPLAN" "$@" 2>&1 >/dev/null); rc=$?
-  if [[ $rc -ne 0 && "$err" == *"$want"* && $(echo "$err" | wc -l) -eq 1 ]]; then
-    pass "$name"
-  else
-    fail "$name: rc=$rc err=[$err]"
-  fi
-}
 expect_error "negative power" "constraints.power_cap_watts must be >= 0, got -5e+06" fit --power=-5MW
 expect_error "pue below 1" "site.pue must be >= 1.0, got 0.9" fit --pue=0.9 --power=50MW
 expect_error "unknown preset" 'unknown preset "h900"' fit --preset=h900
@@ -121,5 +101,4 @@ for cmd in fit scale compare validate convert presets; do
 done
 "$DCPLAN" --help | grep -q "commands:" && pass "top-level help" || fail "top-level help"
 
-echo "cli_test: $failures failure(s)"
-[[ $failures -eq 0 ]]
+finish cli_test

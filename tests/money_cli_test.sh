@@ -3,13 +3,7 @@
 # energy cost, bad money input, and `compare` agreeing with `fit`. Numbers worked out by hand in comments.
 set -uo pipefail
 
-DCPLAN="$TEST_SRCDIR/$TEST_WORKSPACE/examples/dcplan"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
-check() { if [[ "$2" == "$3" ]]; then pass "$1"; else fail "$1: expected [$2], got [$3]"; fi; }
-json_get() { python3 -c "import json,sys; p=json.load(open('$1')); print($2)"; }
+source "$(dirname "$0")/cli_testlib.sh"
 
 # A priced seed: 8 x $25,000 GPUs + $100,000 of server = $300,000 a server; facility $10/W of IT power,
 # so each 11.2 kW server adds $112,000: $412,000 a server.
@@ -68,13 +62,6 @@ check "energy MWh" 14716.8 "$(json_get "$TMP/energy.json" "round(p['cost']['ener
 check "energy dollars" 1177344 "$(json_get "$TMP/energy.json" "round(p['cost']['energy_usd_per_year'])")"
 
 # Bad money input: one line, exit 1.
-expect_error() {
-  local name="$1" want="$2"; shift 2
-  local err rc
-  err=$("$DCPLAN" "$@" 2>&1 >/dev/null); rc=$?
-  if [[ $rc -ne 0 && "$err" == *"$want"* && $(echo "$err" | wc -l) -eq 1 ]]; then pass "$name"
-  else fail "$name: rc=$rc err=[$err]"; fi
-}
 expect_error "negative budget" "constraints.budget_usd must be >= 0, got -1" fit --budget=-1
 expect_error "electricity as power" 'expected a price per energy such as 0.08 USD/kWh, got "5MW"' \
   fit --electricity=5MW --power=1MW
@@ -102,5 +89,4 @@ check "compare table rows" 3 "$(wc -l < "$TMP/cmp.txt" | tr -d ' ')"
 "$DCPLAN" compare --power=50MW --budget='$1B' --requests="$TMP/priced_seed.textproto" --presets=h100-dgx --format=json > "$TMP/cmp2.json"
 check "compare takes request files" 2 "$(json_get "$TMP/cmp2.json" "len(p['plans'])")"
 
-echo "money_cli_test: $failures failure(s)"
-[[ $failures -eq 0 ]]
+finish money_cli_test
