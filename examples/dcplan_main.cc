@@ -2,6 +2,7 @@
 //
 //   dcplan fit --power=50MW                      the largest cluster under 50 MW (preset h100-dgx)
 //   dcplan scale --preset=seed --gpus=1,8,512    peak, MFU, realized compute and power by size
+//   dcplan sweep --vary=power=10MW:500MW:log20   the answer along a grid of values, as CSV
 //   dcplan compare --power=100MW                 the same caps for every preset, ranked
 //   dcplan validate --request=plan.textproto     check a request file
 //   dcplan convert --in=a.textproto --out=a.json between text format, JSON and binary
@@ -45,6 +46,17 @@ const Command kCommands[] = {
      "\n"
      "Evaluates clusters of exactly the given GPU counts, whatever the caps.\n"
      "Example: dcplan scale --preset=seed --gpus=1,8,512,8192,32768"},
+    {"sweep", dcplan::cli::RunSweep, "one request over a grid of values: CSV, JSON lines or SVG",
+     "dcplan sweep [--preset=NAME | --request=FILE] --vary=FIELD=VALUES [--vary=...]\n"
+     "             [--threads=N] [--format=csv|jsonl|svg] [--out=FILE] [cap flags of fit]\n"
+     "\n"
+     "Solves the request at every point of the grid the --vary axes span (the first axis\n"
+     "outermost) and writes one row per point, in grid order whatever the thread count.\n"
+     "VALUES: a:b:step (linear), a:b:logN (N log-spaced points) or a,b,c, in the field's unit\n"
+     "(power text for _watts fields, money for _usd). FIELD: a PlanRequest field path\n"
+     "(site.pue) or power, pue, budget, electricity, gpus, max_buildings, horizon_years, preset.\n"
+     "Runs on every core (--threads=N to choose) and reports points/s on stderr.\n"
+     "Example: dcplan sweep --preset=seed --vary=power=10MW:500MW:log20 --vary=pue=1.0,1.2"},
     {"compare", dcplan::cli::RunCompare, "the same caps for several presets, ranked",
      "dcplan compare [--presets=h100-dgx,b200-dgx,...] [--requests=a.textproto,b.json]\n"
      "               [--power=100MW] [--budget='$5B'] [--budget_on=capex|tco] ...\n"
@@ -64,6 +76,23 @@ const Command kCommands[] = {
      "\n"
      "Encodings come from the extensions (.textproto/.txtpb, .json, .pb/.binpb). The output is\n"
      "written to a temporary file and renamed; dcplan never overwrites its input."},
+    {"train", dcplan::cli::RunTrain, "MFU, step time and time to train of one job on N GPUs",
+     "dcplan train --gpus=N (--workload=FILE | --layers=L --hidden=H --heads=A --vocab=V\n"
+     "             --seq_len=S --global_batch_tokens=T) [--params=N] [--ffn_hidden=F]\n"
+     "             [--kv_heads=K] [--gated_mlp=true] [--tp=8 --pp=16 --dp=64] [--micro_batch=1]\n"
+     "             [--virtual_stages=1] [--recompute=none|selective|full] [--train_tokens=15T]\n"
+     "             [--preset=NAME | --request=FILE] [--scale_out_gbps=400] [--scale_up_gpus=8]\n"
+     "             [--kernel_efficiency=0.6] [--format=table|json|textproto|binary] [--out=FILE]\n"
+     "\n"
+     "Models one training step from first principles on the preset's hardware: compute at the\n"
+     "calibrated kernel efficiency, memory-bound kernels, tensor-parallel collectives in the\n"
+     "scale-up domain, pipeline bubble and sends, the data-parallel gradient sync (in the domain,\n"
+     "then over the fabric), memory per GPU. With --tp, --pp and --dp (product = --gpus) it\n"
+     "evaluates that split; fields left out are searched. MFU is PaLM's (no recomputation).\n"
+     "--params defaults to the shape's count, --ffn_hidden to 4 x hidden; counts take 16M, 15T.\n"
+     "The same workload flags make fit, scale and compare use this model for MFU.\n"
+     "Example: dcplan train --gpus=8192 --layers=126 --hidden=16384 --heads=128 --vocab=128256\n"
+     "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T"},
     {"presets", dcplan::cli::RunPresets, "list the compiled-in presets, or show one",
      "dcplan presets [--preset=NAME --format=textproto]\n"
      "\n"

@@ -69,4 +69,11 @@ ClusterEval EvaluateCluster(const Model& model, int64_t gpus);
 // loop. Fields not needed for caps are left at zero.
 ClusterEval EvaluateForCaps(const Model& model, int64_t gpus);
 
+// The three steps of EvaluateCluster, for the solver, whose probes need costs only under a budget
+// and compute only at the answer: counts, fabric and power of `gpus` GPUs written into `eval` (other
+// fields untouched); capex and opex from those; peak, MFU and realized compute from the GPU count.
+void EvaluatePower(const Model& model, int64_t gpus, ClusterEval* eval);
+void AddCost(const Model& model, ClusterEval* eval);
+void AddCompute(const Model& model, ClusterEval* eval);
+
 }  // namespace dcplan

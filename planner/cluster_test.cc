@@ -37,10 +37,10 @@ TEST(EvaluateCluster, OneGpuIsOnePartlyFilledServer) {
 
 TEST(EvaluateCluster, H100ClusterPowerAddsEveryLevel) {
   // 4,096 GPUs = 512 servers = 128 racks = 16 pods.
-  // Fabric (radix 64, 4,096 NICs): 128 leaf + 128 spine + 64 core = 320 switches; optics 2 x 4,096 +
-  // 2 x 2 x (128 x 32) = 24,576.
-  // GPUs 4,096 x 700 = 2,867,200 W; server overhead 512 x 4,600 = 2,355,200 W; network 320 x 1,500 +
-  // 24,576 x 15 = 848,640 W; IT = 6,071,040 W; facility x 1.3 = 7,892,352 W.
+  // Fabric (radix 64, 4,096 NICs): 128 leaf + 128 spine + 64 core = 320 switches; optics 2 x 4,096
+  // + 2 x 2 x (128 x 32) = 24,576. GPUs 4,096 x 700 = 2,867,200 W; server overhead 512 x 4,600 =
+  // 2,355,200 W; network 320 x 1,500 + 24,576 x 15 = 848,640 W; IT = 6,071,040 W; facility x 1.3 =
+  // 7,892,352 W.
   Model m = BuildModel(H100With("")).value();
   ClusterEval e = EvaluateCluster(m, 4096);
   EXPECT_EQ(e.servers, 512);
@@ -57,9 +57,11 @@ TEST(EvaluateCluster, H100ClusterPowerAddsEveryLevel) {
 
 TEST(EvaluateCluster, CapexAddsEveryComponent) {
   // 1,000 servers (8,000 GPUs) at $300,000 = $300,000,000; 250 racks at $50,000 = $12,500,000;
-  // network: 8,000 NICs -> 250 leaves, 3 tiers: 250 + 250 + 125 = 625 switches x $30,000 = $18,750,000,
-  // optics 2 x 8,000 + 2 x 2 x 8,000 = 48,000 x $1,000 = $48,000,000; facility $10/W of IT power.
-  Model m = BuildModel(H100With("costs { facility_usd_per_it_watt: 10 site_fixed_usd: 5e6 }")).value();
+  // network: 8,000 NICs -> 250 leaves, 3 tiers: 250 + 250 + 125 = 625 switches x $30,000 =
+  // $18,750,000, optics 2 x 8,000 + 2 x 2 x 8,000 = 48,000 x $1,000 = $48,000,000; facility $10/W
+  // of IT power.
+  Model m =
+      BuildModel(H100With("costs { facility_usd_per_it_watt: 10 site_fixed_usd: 5e6 }")).value();
   ClusterEval e = EvaluateCluster(m, 8000);
   EXPECT_EQ(e.fabric.switch_count, 625);
   EXPECT_EQ(e.fabric.optic_count, 48000);
@@ -85,8 +87,9 @@ TEST(EvaluateCluster, YearOfEnergyAtKnownPowerUtilizationAndPrice) {
 }
 
 TEST(EvaluateCluster, EveryCappedFigureGrowsWithTheCluster) {
-  Model m = BuildModel(H100With("costs { facility_usd_per_it_watt: 10 electricity_usd_per_kwh: 0.1 }"))
-                .value();
+  Model m =
+      BuildModel(H100With("costs { facility_usd_per_it_watt: 10 electricity_usd_per_kwh: 0.1 }"))
+          .value();
   ClusterEval prev = EvaluateForCaps(m, 0);
   for (int64_t g = 8; g < 200000; g += 8 * 37) {
     ClusterEval e = EvaluateForCaps(m, g);

@@ -13,14 +13,26 @@ double FullBisectionHosts(int64_t radix, int tiers) {
 
 FabricSize SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks) {
   FabricSize f;
+  SizeFatTree(endpoints, radix, leaf_downlinks, &f);
+  return f;
+}
+
+void SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks, FabricSize* out) {
+  // Every field is set below (no temporary FabricSize: the solver sizes a fabric per probe).
+  FabricSize& f = *out;
+  f.switches_per_tier.fill(0);
+  f.tiers = 0;
+  f.switch_count = 0;
   f.endpoint_count = endpoints;
-  if (endpoints <= 0) return f;
+  f.optic_count = 0;
+  f.fits = true;
+  if (endpoints <= 0) return;
   if (endpoints <= radix) {
     f.tiers = 1;
     f.switches_per_tier[0] = 1;
     f.switch_count = 1;
     f.optic_count = 2 * endpoints;
-    return f;
+    return;
   }
   const int64_t d = leaf_downlinks;
   const int64_t u = radix - d;
@@ -31,19 +43,20 @@ FabricSize SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks)
   while (static_cast<double>(endpoints) > capacity) {
     if (++tiers > kMaxFabricTiers) {
       f.fits = false;
-      return f;
+      return;
     }
     capacity *= half;
   }
   const int64_t leaves = CeilDiv(endpoints, d);
   const int64_t uplinks = leaves * u;
+  const int64_t middle = CeilDiv(uplinks, radix / 2);  // each middle tier
+  const int64_t top = CeilDiv(uplinks, radix);
   f.tiers = tiers;
   f.switches_per_tier[0] = leaves;
-  for (int t = 1; t < tiers - 1; ++t) f.switches_per_tier[t] = CeilDiv(uplinks, radix / 2);
-  f.switches_per_tier[tiers - 1] = CeilDiv(uplinks, radix);
-  for (int t = 0; t < tiers; ++t) f.switch_count += f.switches_per_tier[t];
+  for (int t = 1; t < tiers - 1; ++t) f.switches_per_tier[t] = middle;
+  f.switches_per_tier[tiers - 1] = top;
+  f.switch_count = leaves + static_cast<int64_t>(tiers - 2) * middle + top;
   f.optic_count = 2 * endpoints + 2 * static_cast<int64_t>(tiers - 1) * uplinks;
-  return f;
 }
 
 }  // namespace dcplan

@@ -40,6 +40,9 @@ struct FabricSize {
 // radix - 1) towards the endpoints and the rest upwards.
 FabricSize SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks);
 
+// The same, written over `*fabric` (the cluster evaluator's probes size a fabric in place).
+void SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks, FabricSize* fabric);
+
 // Hosts a full-bisection fat tree of `tiers` tiers of radix `radix` serves: 2 (k/2)^tiers.
 double FullBisectionHosts(int64_t radix, int tiers);
 

@@ -6,7 +6,8 @@ namespace dcplan {
 namespace {
 
 TEST(SizeFatTree, TwoTiersServeHalfRadixSquaredWithThreeHalvesRadixSwitches) {
-  // k = 64, full bisection: k^2/2 = 2,048 hosts on k = 64 leaves + k/2 = 32 spines = 3k/2 = 96 switches.
+  // k = 64, full bisection: k^2/2 = 2,048 hosts on k = 64 leaves + k/2 = 32 spines = 3k/2 = 96
+  // switches.
   FabricSize f = SizeFatTree(2048, 64, 32);
   EXPECT_EQ(f.tiers, 2);
   EXPECT_EQ(f.switches_per_tier[0], 64);

@@ -31,8 +31,9 @@ TEST(LogLinearMfu, NeverFallsBelowItsFloor) {
   // 0.62 - 0.02 x 40 = -0.18 at 2^40 GPUs; the default floor 0.01 holds instead.
   auto mfu = MakeMfuModel(EfficiencyModel()).value();
   EXPECT_DOUBLE_EQ(InFraction(mfu->MfuAt(int64_t{1} << 40)), 0.01);
-  auto custom = MakeMfuModel(Parse("log_linear { intercept: 0.5 slope_per_doubling: 0.1 floor: 0.2 }"))
-                    .value();
+  auto custom =
+      MakeMfuModel(Parse("log_linear { intercept: 0.5 slope_per_doubling: 0.1 floor: 0.2 }"))
+          .value();
   // 0.5 - 0.1 x 4 = 0.1 < 0.2 at 16 GPUs.
   EXPECT_DOUBLE_EQ(InFraction(custom->MfuAt(16)), 0.2);
   EXPECT_NEAR(InFraction(custom->MfuAt(2)), 0.4, 1e-12);
@@ -56,8 +57,8 @@ TEST(TableMfu, InterpolatesInLog2AndHoldsBeyondTheEnds) {
 }
 
 TEST(TableMfu, NamesTheStationaryPointOfRealizedCompute) {
-  // Between (1000, 0.5) and (4000, 0.1): MFU = c + s log2 G with s = -0.4 / 2 = -0.2 per doubling, so
-  // G x MFU peaks at log2 G = -c/s - 1/ln 2 with c = 0.5 + 0.2 log2(1000).
+  // Between (1000, 0.5) and (4000, 0.1): MFU = c + s log2 G with s = -0.4 / 2 = -0.2 per doubling,
+  // so G x MFU peaks at log2 G = -c/s - 1/ln 2 with c = 0.5 + 0.2 log2(1000).
   auto mfu = MakeMfuModel(Parse(R"pb(table {
                                        points { gpus: 1000 mfu: 0.5 }
                                        points { gpus: 4000 mfu: 0.1 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
@@ -9,6 +10,7 @@
 #include "planner/fabric.h"
 #include "planner/status_macros.h"
 #include "planner/validate.h"
+#include "planner/workload_mfu.h"
 
 namespace dcplan {
 namespace {
@@ -19,6 +21,20 @@ using units::Power;
 using defaults::kAverageUtilization;
 using defaults::kHorizonYears;
 using defaults::kPowerFactor;
+
+// The most whole units, at most `most`, that fit under `limit` when each adds `unit` on top of
+// `fixed`: the largest n with n x unit + fixed <= limit. The floor of the quotient alone can be one
+// off either way in floating point (so a rack limit of exactly one server plus the overhead, which
+// the validator accepts, could hold none), and a tiny unit makes it too large for int64; so it is
+// capped first and then settled by that very comparison.
+int64_t MostThatFit(Power limit, Power fixed, Power unit, int64_t most) {
+  double n = std::floor(units::InFraction((limit - fixed) / unit));
+  if (!(n < static_cast<double>(most))) n = static_cast<double>(most);  // also NaN
+  int64_t k = n > 0 ? static_cast<int64_t>(n) : 0;
+  while (k > 0 && static_cast<double>(k) * unit + fixed > limit) --k;
+  while (k < most && static_cast<double>(k + 1) * unit + fixed <= limit) ++k;
+  return k;
+}
 
 }  // namespace
 
@@ -142,21 +158,29 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.caps.objective =
       caps.objective() == OBJECTIVE_UNSPECIFIED ? OBJECTIVE_MAX_GPUS : caps.objective();
 
-  DCPLAN_ASSIGN_OR_RETURN(m.mfu, MakeMfuModel(request.efficiency()));
+  m.training_hardware = BuildTrainingHardware(request.hardware());
+  if (request.has_workload()) {
+    DCPLAN_ASSIGN_OR_RETURN(WorkloadModel workload, BuildWorkloadModel(request.workload()));
+    m.workload = std::make_shared<const WorkloadModel>(std::move(workload));
+    m.mfu = std::make_shared<const WorkloadMfuModel>(*m.workload, m.training_hardware);
+  } else {
+    DCPLAN_ASSIGN_OR_RETURN(m.mfu, MakeMfuModel(request.efficiency()));
+  }
   m.realized_candidates = m.mfu->RealizedComputeCandidates();
 
   // Servers per rack: space, and the rack's power limit (servers plus the rack's own overhead).
   m.servers_per_rack = m.rack.max_servers;
   const Power server_power = m.ServerPower();
   if (m.rack.has_power_limit) {
-    const double by_power = std::floor(units::InFraction((m.rack.power_limit - m.rack.overhead) / server_power));
-    if (by_power < 1.0) {
+    const int64_t by_power =
+        MostThatFit(m.rack.power_limit, m.rack.overhead, server_power, m.servers_per_rack);
+    if (by_power < 1) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "hardware.rack.power_limit_watts %g holds no server: one server draws %g W and the rack's "
           "overhead is %g W",
           rack.power_limit_watts(), units::InWatts(server_power), rack.overhead_watts()));
     }
-    m.servers_per_rack = std::min<int64_t>(m.servers_per_rack, static_cast<int64_t>(by_power));
+    m.servers_per_rack = by_power;
   }
 
   // A full pod's IT power: its racks, plus the fabric a pod of that size needs on its own (its leaf and
@@ -173,15 +197,17 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
                        (static_cast<double>(m.servers_per_rack) * server_power + m.rack.overhead) +
                    pod_network;
   if (m.site.has_building_limit) {
-    const double pods = std::floor(units::InFraction(m.site.building_it_power / m.pod_it_power));
-    if (pods < 1.0) {
+    // More than kMaxGpus pods per building is no limit at all.
+    const int64_t pods = MostThatFit(m.site.building_it_power, units::Watts(0.0), m.pod_it_power,
+                                     static_cast<int64_t>(limits::kMaxGpus));
+    if (pods < 1) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "site.building.critical_it_power_watts %g cannot hold one pod, which draws %g W "
           "(hardware.pod.racks_per_pod %d racks of %d servers)",
           site.building().critical_it_power_watts(), units::InWatts(m.pod_it_power),
           m.racks_per_pod, m.servers_per_rack));
     }
-    m.pods_per_building = static_cast<int64_t>(pods);
+    m.pods_per_building = pods;
   }
   return m;
 }

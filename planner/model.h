@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "planner/mfu_model.h"
+#include "planner/workload_model.h"
 #include "proto/request.pb.h"
 #include "units/units.h"
 
@@ -103,6 +104,11 @@ struct Model {
   CostModel costs;
   CapsModel caps;
   std::shared_ptr<const MfuModel> mfu;
+  // The training job (PlanRequest.workload), or null; when set, `mfu` is its WorkloadMfuModel.
+  std::shared_ptr<const WorkloadModel> workload;
+  // The hardware as the workload model sees it (peak, HBM, scale-up and scale-out bandwidth,
+  // hardware.calibration with defaults applied).
+  TrainingHardware training_hardware;
 
   // Derived once in BuildModel.
   int64_t servers_per_rack = 1;   // the tighter of space and power

@@ -1,10 +1,20 @@
 #include "planner/plan.h"
 
+#include <cmath>
+
 #include "absl/strings/str_format.h"
 
 namespace dcplan {
 namespace {
 inline double D(int64_t v) { return static_cast<double>(v); }
+
+// `total` / `per`, or 0 when there is nothing to divide by or the quotient passes a double's range
+// (a valid request may realize 1e-300 FLOP/s; a plan never carries an infinity).
+double PerUnit(double total, double per) {
+  if (!(per > 0)) return 0.0;
+  const double quotient = total / per;
+  return std::isfinite(quotient) ? quotient : 0.0;
+}
 }  // namespace
 
 void FillCounts(const Model& m, const ClusterEval& e, Counts* c) {
@@ -70,9 +80,9 @@ void FillCost(const Model& m, const ClusterEval& e, CostPlan* c) {
   c->set_horizon_years(years);
   c->set_tco_usd(InUsd(e.tco));
   const double gpu_hours = D(e.gpus) * units::InHours(m.costs.horizon);
-  c->set_usd_per_gpu_hour(gpu_hours > 0 ? InUsd(e.tco) / gpu_hours : 0.0);
+  c->set_usd_per_gpu_hour(PerUnit(InUsd(e.tco), gpu_hours));
   const double eflops_years = units::InFlopsPerSecond(e.realized) / 1e18 * years;
-  c->set_usd_per_realized_eflops_year(eflops_years > 0 ? InUsd(e.tco) / eflops_years : 0.0);
+  c->set_usd_per_realized_eflops_year(PerUnit(InUsd(e.tco), eflops_years));
 }
 
 ScaleRow ToScaleRow(const Model& m, const ClusterEval& e) {
@@ -104,6 +114,8 @@ const char* CapName(BindingConstraint b) {
       return "dcplan's size limit of 10^12 GPUs";
     case BINDING_CONSTRAINT_DIMINISHING_RETURNS:
       return "diminishing returns: more GPUs would realize less compute";
+    case BINDING_CONSTRAINT_FABRIC:
+      return "the scale-out fabric (the deepest fat tree dcplan sizes with this switch radix)";
     default:
       return "nothing";
   }

@@ -7,13 +7,21 @@
 #include "planner/plan.h"
 #include "planner/solver.h"
 #include "planner/status_macros.h"
+#include "planner/training.h"
 
 namespace dcplan {
 
 absl::StatusOr<Plan> SolvePlan(const PlanRequest& request) {
   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
   DCPLAN_ASSIGN_OR_RETURN(Solution solution, Solve(model));
-  return ToPlan(model, solution);
+  Plan plan = ToPlan(model, solution);
+  // With a workload, the plan also says what the cluster realizes for it; the cluster's size sets
+  // the data-parallel degree. A cluster the workload fits on in no configuration is an error.
+  if (model.workload != nullptr && solution.eval.gpus > 0) {
+    DCPLAN_ASSIGN_OR_RETURN(*plan.mutable_training(),
+                            PlanTraining(model, solution.eval.gpus, /*cluster_sets_dp=*/true));
+  }
+  return plan;
 }
 
 absl::StatusOr<ScaleReport> Scale(const PlanRequest& request,

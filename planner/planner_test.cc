@@ -39,8 +39,8 @@ TEST(SolvePlan, ZeroGpuPlanSaysWhy) {
 }
 
 TEST(Scale, ReproducesTheSeedTable) {
-  // The chapter's table: G = 1, 8, 512, 8192, 32768 -> MFU 0.62 - 0.02 log2 G, realized = G x 1 PF x
-  // MFU, power = G x 1.4 kW.
+  // The chapter's table: G = 1, 8, 512, 8192, 32768 -> MFU 0.62 - 0.02 log2 G, realized = G x 1 PF
+  // x MFU, power = G x 1.4 kW.
   const int64_t sizes[] = {1, 8, 512, 8192, 32768};
   const double mfu[] = {0.62, 0.56, 0.44, 0.36, 0.32};
   ScaleReport report = Scale(SeedWith(""), sizes).value();

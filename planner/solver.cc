@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/status/status.h"
+#include "planner/status_macros.h"
 
 namespace dcplan {
 namespace {
@@ -30,6 +31,135 @@ double ServersWithin(double limit, double per_server) {
   return std::floor(limit / per_server);
 }
 
+// The search for the largest feasible server count in [0, high]. Every cap is non-decreasing in the
+// server count, so any probe narrows the bracket: a feasible size raises `low`, an infeasible one
+// lowers `high` below it. Probes are placed where the caps say the answer is (each capped quantity
+// is close to affine in the server count, so a secant through the last two probes lands within a
+// few servers of it), then the bracket is closed by galloping from the last probe and bisecting.
+// Whatever the guesses, the result is exact: the bracket only ever shrinks by what a probe proved.
+class ServerSearch {
+ public:
+  // Sizes above `high` are known to break a cap. `eval` is where the probes' evaluations go, with
+  // the search's own scratch: the one at `low` ends up in one of the two (see low_eval()).
+  ServerSearch(const Model& m, int64_t high, ClusterEval* eval, ClusterEval* scratch)
+      : m_(m), gps_(m.server.gpus), high_(high), evals_{eval, scratch} {}
+
+  // Runs the search, starting at `guess` when it is in [0, high] (a good guess, such as the answer
+  // for a neighbouring request, saves probes; a bad one costs a few), else at `high`, which is often
+  // exact (no overheads beyond the servers' own power).
+  void Run(int64_t guess) {
+    int64_t n = guess >= 0 && guess <= high_ ? guess : high_;
+    Probe(n);
+    for (int step = 0; step < kSecantSteps && low_ < high_; ++step) {
+      const double g = Guess();  // NaN or far outside the bracket on degenerate inputs
+      n = !(g >= D(low_ + 1)) ? low_ + 1 : g >= D(high_) ? high_ : static_cast<int64_t>(g);
+      Probe(n);
+    }
+    // Gallop from the last probe towards the answer, then bisect what is left.
+    if (n == low_) {
+      for (int64_t step = 1; low_ < high_; step *= 2) {
+        if (!Probe(std::min(low_ + step, high_))) break;
+      }
+    } else {
+      for (int64_t step = 1; low_ < high_; step *= 2) {
+        if (Probe(std::max(high_ + 1 - step, low_ + 1))) break;
+      }
+    }
+    while (low_ < high_) Probe(low_ + (high_ - low_ + 1) / 2);
+    if (!low_probed_) Probe(low_);  // only when every probe above 0 broke a cap
+  }
+
+  int64_t low() const { return low_; }
+  // Whether `low` fits every cap (false only when even 0 servers breaks one).
+  bool low_feasible() const { return broken_at_low_ == 0; }
+  uint32_t broken_at_low() const { return broken_at_low_; }
+  // The caps' evaluation at `low` (EvaluatePower, and AddCost under a budget).
+  const ClusterEval& low_eval() const { return *evals_[low_slot_]; }
+  bool low_eval_is_scratch() const { return low_slot_ == 1; }
+  // The caps low + 1 servers break.
+  uint32_t BrokenAboveLow() {
+    if (broken_above_ != 0) return broken_above_;
+    ClusterEval& e = *evals_[1 - low_slot_];
+    EvaluatePower(m_, (low_ + 1) * gps_, &e);
+    if (m_.caps.has_budget) AddCost(m_, &e);
+    return BrokenCaps(m_, e);
+  }
+
+ private:
+  static constexpr int kSecantSteps = 3;
+
+  // What each cap with a limit in power or money uses at one probe.
+  struct Uses {
+    int64_t n = -1;  // -1 = no probe yet
+    double power = 0, substation = 0, budget = 0;
+  };
+
+  // Probes n servers; returns whether they fit every cap.
+  bool Probe(int64_t n) {
+    const int slot = 1 - low_slot_;  // never overwrite the evaluation at low
+    ClusterEval& e = *evals_[slot];
+    EvaluatePower(m_, n * gps_, &e);
+    if (m_.caps.has_budget) AddCost(m_, &e);
+    const uint32_t broken = BrokenCaps(m_, e);
+    previous_ = last_;
+    last_.n = n;
+    last_.power = units::InWatts(PowerCapUse(m_, e));
+    last_.substation = units::InWatts(e.facility_power);
+    last_.budget = m_.caps.has_budget ? units::InUsd(BudgetUse(m_, e)) : 0.0;
+    if (broken == 0) {
+      if (n >= low_) {
+        low_ = n;
+        low_slot_ = slot;
+        low_probed_ = true;
+        broken_at_low_ = 0;
+      }
+      return true;
+    }
+    if (n <= high_) {
+      high_ = n - 1;
+      broken_above_ = broken;
+    }
+    if (n == 0) {
+      low_slot_ = slot;
+      low_probed_ = true;
+      broken_at_low_ = broken;
+    }
+    return false;
+  }
+
+  // Where the caps put the answer, from the last probe (and the one before it when there is one).
+  double Guess() const {
+    double g = std::numeric_limits<double>::infinity();
+    auto cap = [&](bool has, double limit, double now, double before) {
+      if (!has) return;
+      if (previous_.n >= 0 && previous_.n != last_.n && now != before) {
+        // Secant through the last two probes.
+        g = std::min(g, D(last_.n) + (limit - now) * D(last_.n - previous_.n) / (now - before));
+      } else if (now > 0) {
+        // Proportional from the last probe.
+        g = std::min(g, D(last_.n) * limit / now);
+      }
+    };
+    cap(m_.caps.has_power_cap, units::InWatts(m_.caps.power_cap), last_.power, previous_.power);
+    cap(m_.site.has_substation, units::InWatts(m_.site.substation_capacity), last_.substation,
+        previous_.substation);
+    cap(m_.caps.has_budget, units::InUsd(m_.caps.budget), last_.budget, previous_.budget);
+    if (!std::isfinite(g)) return D(high_);
+    return std::floor(g);
+  }
+
+  const Model& m_;
+  const int64_t gps_;
+  int64_t low_ = 0;            // fits every cap, or 0
+  int64_t high_;               // every size above breaks a cap
+  uint32_t broken_above_ = 0;  // what high + 1 breaks, when it was probed
+  uint32_t broken_at_low_ = 0;
+  bool low_probed_ = false;
+  ClusterEval* evals_[2];  // the probes' evaluations: the one at low, and the next probe's
+  int low_slot_ = 0;
+  Uses last_, previous_;
+};
+
 }  // namespace
 
 uint32_t BrokenCaps(const Model& m, const ClusterEval& e) {
@@ -53,6 +183,8 @@ uint32_t BrokenCaps(const Model& m, const ClusterEval& e) {
   if (m.site.max_buildings > 0 && e.buildings > m.site.max_buildings) broken |= kCapBuildings;
   if (m.caps.has_budget && BudgetUse(m, e) > m.caps.budget) broken |= kCapBudget;
   if (e.gpus > kMaxGpus) broken |= kCapSizeLimit;
+  // A fabric that does not fit has no switches counted: never a plan, always a cap.
+  if (!e.fabric.fits) broken |= kCapFabric;
   return broken;
 }
 
@@ -63,6 +195,7 @@ BindingConstraint FirstBrokenCap(uint32_t broken) {
   if (broken & kCapBudget) return BINDING_CONSTRAINT_BUDGET;
   if (broken & kCapBuildings) return BINDING_CONSTRAINT_BUILDINGS;
   if (broken & kCapMaxGpus) return BINDING_CONSTRAINT_MAX_GPUS;
+  if (broken & kCapFabric) return BINDING_CONSTRAINT_FABRIC;
   if (broken & kCapSizeLimit) return BINDING_CONSTRAINT_SIZE_LIMIT;
   return BINDING_CONSTRAINT_NONE;
 }
@@ -101,7 +234,16 @@ CapHeadroom HeadroomOf(const Model& m, const ClusterEval& e) {
   return h;
 }
 
-absl::StatusOr<Solution> Solve(const Model& m) {
+absl::StatusOr<Solution> Solve(const Model& m) { return Solve(m, -1); }
+
+absl::StatusOr<Solution> Solve(const Model& m, int64_t guess_servers) {
+  Solution s;
+  DCPLAN_RETURN_IF_ERROR(SolveInto(m, guess_servers, &s));
+  return s;
+}
+
+absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution) {
+  Solution& s = *solution;
   const int64_t gps = m.server.gpus;
   // Upper bound on the server count from every cap: each server adds at least its own IT power (and
   // that times the PUE at the meter), its price, and its share of the facility cost.
@@ -128,8 +270,8 @@ absl::StatusOr<Solution> Solve(const Model& m) {
     capped = true;
   }
   if (m.caps.has_budget) {
-    // Per server at least: its price and its facility share; under TCO also maintenance on those and
-    // its average energy over the horizon.
+    // Per server at least: its price and its facility share; under TCO also maintenance on those
+    // and its average energy over the horizon.
     const double years = units::InYears(m.costs.horizon);
     double per = units::InUsd(m.server.price) +
                  units::InUsdPerWatt(m.costs.facility_per_it_power) * server_it;
@@ -154,27 +296,19 @@ absl::StatusOr<Solution> Solve(const Model& m) {
   }
   // Never search beyond dcplan's size limit (one server past it, so the limit can bind).
   const int64_t size_limit_servers = kMaxGpus / gps + 1;
-  int64_t high = hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi);
-  int64_t low = 0;
-  // Invariant: every size <= low is feasible or low == 0; every size > high is infeasible.
-  while (low < high) {
-    const int64_t mid = low + (high - low + 1) / 2;
-    if (BrokenCaps(m, EvaluateForCaps(m, mid * gps)) == 0) {
-      low = mid;
-    } else {
-      high = mid - 1;
-    }
-  }
-  Solution s;
+  // The probes' second evaluation: one per thread, kept between calls, since zeroing a fresh
+  // ClusterEval is a measurable share of a sweep's time per point.
+  static thread_local ClusterEval scratch;
+  ServerSearch search(
+      m, hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi), &s.eval,
+      &scratch);
+  search.Run(guess_servers);
+  const int64_t low = search.low();
   s.largest_feasible_servers = low;
   s.servers = low;
-  const uint32_t at_low = BrokenCaps(m, EvaluateForCaps(m, low * gps));
-  if (at_low != 0) {
-    // Even an empty cluster breaks a cap (a budget below the site's fixed cost).
-    s.broken_by_one_more = at_low;
-  } else {
-    s.broken_by_one_more = BrokenCaps(m, EvaluateForCaps(m, (low + 1) * gps));
-  }
+  // Every cap one more server breaks; at 0 servers a cap may already be broken (a budget below the
+  // site's fixed cost), and then that is what binds.
+  s.broken_by_one_more = search.low_feasible() ? search.BrokenAboveLow() : search.broken_at_low();
   s.binding = FirstBrokenCap(s.broken_by_one_more);
 
   if (m.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE && low > 1) {
@@ -197,9 +331,16 @@ absl::StatusOr<Solution> Solve(const Model& m) {
       s.binding = BINDING_CONSTRAINT_DIMINISHING_RETURNS;
     }
   }
-  s.eval = EvaluateCluster(m, s.servers * gps);
+  if (s.servers == low) {
+    // Counts and power are done; add what the caps did not need.
+    if (search.low_eval_is_scratch()) s.eval = search.low_eval();
+    AddCost(m, &s.eval);
+    AddCompute(m, &s.eval);
+  } else {
+    s.eval = EvaluateCluster(m, s.servers * gps);
+  }
   s.headroom = HeadroomOf(m, s.eval);
-  return s;
+  return absl::OkStatus();
 }
 
 }  // namespace dcplan

@@ -41,13 +41,14 @@ enum CapBit : uint32_t {
   kCapBuildings = 1u << 4,
   kCapBudget = 1u << 5,
   kCapSizeLimit = 1u << 6,
+  kCapFabric = 1u << 7,  // the fat tree would need more than kMaxFabricTiers tiers
 };
 
 // The caps `eval` breaks under `model`, as CapBit flags (0 = feasible).
 uint32_t BrokenCaps(const Model& model, const ClusterEval& eval);
 
 // The first cap in `broken` (in the order facility power, IT power, substation, budget, buildings, GPUs,
-// size limit) as the plan's enum.
+// fabric, size limit) as the plan's enum.
 BindingConstraint FirstBrokenCap(uint32_t broken);
 
 // What is left under each cap the model sets.
@@ -84,5 +85,14 @@ CapHeadroom HeadroomOf(const Model& model, const ClusterEval& eval);
 // or only a budget while nothing has a price. A cap smaller than one server is not an error: the
 // solution has zero GPUs and names the cap.
 absl::StatusOr<Solution> Solve(const Model& model);
+
+// The same, with the search starting at `guess_servers` (e.g. the answer for a neighbouring request in
+// a sweep). The answer does not depend on the guess; a good one saves a probe or two, a bad one (or
+// -1, none) costs nothing but time.
+absl::StatusOr<Solution> Solve(const Model& model, int64_t guess_servers);
+
+// The same, written into `*solution` (every field of it), for loops that solve many models (a
+// sweep's inner loop), where the copies of a returned Solution are a measurable share of the time.
+absl::Status SolveInto(const Model& model, int64_t guess_servers, Solution* solution);
 
 }  // namespace dcplan

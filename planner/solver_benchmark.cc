@@ -53,6 +53,49 @@ void BM_SolveH100AllCaps(benchmark::State& state) {
 }
 BENCHMARK(BM_SolveH100AllCaps);
 
+// The h100-dgx preset's hardware under a power cap only (what `dcplan sweep --vary=power=...`
+// solves).
+void BM_SolveH100PowerCap(benchmark::State& state) {
+  Model m = ModelFrom(R"pb(
+    hardware {
+      accelerator { peak_flops_per_second: 989.4e12 tdp_watts: 700 price_usd: 27500 }
+      server { gpus_per_server: 8 overhead_watts: 4600 non_gpu_price_usd: 75000 }
+      rack { max_servers_per_rack: 4 power_limit_watts: 41000 overhead_watts: 150 price_usd: 15000 }
+      pod { racks_per_pod: 8 }
+      network {
+        nics_per_gpu: 1
+        port_bits_per_second: 4e11
+        switch_radix: 64
+        switch_power_watts: 750
+        switch_price_usd: 30000
+        optic_power_watts: 8.5
+        optic_price_usd: 750
+      }
+    }
+    site { pue: 1.44 }
+    constraints { power_cap_watts: 50e6 })pb");
+  for (auto _ : state) benchmark::DoNotOptimize(Solve(m));
+}
+BENCHMARK(BM_SolveH100PowerCap);
+
+// The same with the answer's neighbour as the guess, as a sweep over the power cap gives it.
+void BM_SolveH100PowerCapWithGuess(benchmark::State& state) {
+  Model m = ModelFrom(R"pb(
+    hardware {
+      accelerator { peak_flops_per_second: 989.4e12 tdp_watts: 700 price_usd: 27500 }
+      server { gpus_per_server: 8 overhead_watts: 4600 non_gpu_price_usd: 75000 }
+      rack { max_servers_per_rack: 4 power_limit_watts: 41000 overhead_watts: 150 price_usd: 15000 }
+      pod { racks_per_pod: 8 }
+      network { nics_per_gpu: 1 port_bits_per_second: 4e11 switch_radix: 64 switch_power_watts: 750
+                switch_price_usd: 30000 optic_power_watts: 8.5 optic_price_usd: 750 }
+    }
+    site { pue: 1.44 }
+    constraints { power_cap_watts: 50e6 })pb");
+  const int64_t answer = Solve(m).value().servers;
+  for (auto _ : state) benchmark::DoNotOptimize(Solve(m, answer - 1));
+}
+BENCHMARK(BM_SolveH100PowerCapWithGuess);
+
 void BM_EvaluateH100Cluster(benchmark::State& state) {
   Model m = ModelFrom(kH100);
   int64_t g = 8;

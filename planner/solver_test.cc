@@ -1,6 +1,9 @@
 #include "planner/solver.h"
 
 #include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -59,8 +62,14 @@ TEST(Solver, ItPowerCapIgnoresThePue) {
 TEST(Solver, SubstationBindsWhenItIsTighterThanTheCap) {
   // Two 50 MVA transformers, PF 0.9, N+1: 45 MW usable; 45 MW / 11.2 kW = 4,017.9: 4,017 servers.
   Solution s = SolveOrDie(SeedWith(R"pb(
-    site { substation { transformer_rating_va: 50e6 transformer_count: 2 power_factor: 0.9
-                        redundancy: REDUNDANCY_N_PLUS_1 } }
+    site {
+      substation {
+        transformer_rating_va: 50e6
+        transformer_count: 2
+        power_factor: 0.9
+        redundancy: REDUNDANCY_N_PLUS_1
+      }
+    }
     constraints { power_cap_watts: 100e6 })pb"));
   EXPECT_EQ(s.servers, 4017);
   EXPECT_EQ(s.binding, BINDING_CONSTRAINT_SUBSTATION);
@@ -85,9 +94,13 @@ TEST(Solver, GpuCapCountsWholeServers) {
 }
 
 TEST(Solver, BuildingCountBinds) {
-  // 27 pods per 10 MW building (see model_test); 2 buildings = 54 pods x 32 servers = 1,728 servers.
+  // 27 pods per 10 MW building (see model_test); 2 buildings = 54 pods x 32 servers = 1,728
+  // servers.
   Solution s = SolveOrDie(SeedWith(R"pb(
-    site { building { critical_it_power_watts: 10e6 } max_buildings: 2 }
+    site {
+      building { critical_it_power_watts: 10e6 }
+      max_buildings: 2
+    }
     constraints { power_cap_watts: 100e6 })pb"));
   EXPECT_EQ(s.servers, 1728);
   EXPECT_EQ(s.eval.buildings, 2);
@@ -112,7 +125,10 @@ TEST(Solver, RefusesABudgetWhenNothingHasAPrice) {
 }
 
 constexpr absl::string_view kPricedSeed = R"pb(
-  hardware { accelerator { price_usd: 25000 } server { non_gpu_price_usd: 100000 } }
+  hardware {
+    accelerator { price_usd: 25000 }
+    server { non_gpu_price_usd: 100000 }
+  }
   costs { facility_usd_per_it_watt: 10 })pb";
 
 TEST(Solver, BudgetCapIsExactToTheServer) {
@@ -127,13 +143,13 @@ TEST(Solver, BudgetCapIsExactToTheServer) {
 
 TEST(Solver, UnderBothCapsReportsTheTighterOneEitherWay) {
   // 45.9 MW allows 4,098 servers; $1B allows 2,427: the budget binds.
-  Solution a = SolveOrDie(
-      SeedWith(absl::StrCat(kPricedSeed, "constraints { budget_usd: 1e9 power_cap_watts: 45.9e6 }")));
+  Solution a = SolveOrDie(SeedWith(
+      absl::StrCat(kPricedSeed, "constraints { budget_usd: 1e9 power_cap_watts: 45.9e6 }")));
   EXPECT_EQ(a.servers, 2427);
   EXPECT_EQ(a.binding, BINDING_CONSTRAINT_BUDGET);
   // $2B allows 4,854 servers: now power binds at 4,098.
-  Solution b = SolveOrDie(
-      SeedWith(absl::StrCat(kPricedSeed, "constraints { budget_usd: 2e9 power_cap_watts: 45.9e6 }")));
+  Solution b = SolveOrDie(SeedWith(
+      absl::StrCat(kPricedSeed, "constraints { budget_usd: 2e9 power_cap_watts: 45.9e6 }")));
   EXPECT_EQ(b.servers, 4098);
   EXPECT_EQ(b.binding, BINDING_CONSTRAINT_FACILITY_POWER);
   EXPECT_TRUE(b.headroom.has_budget);
@@ -167,10 +183,95 @@ TEST(Solver, IsTightUnderEveryKindOfCap) {
   }
 }
 
+// The largest feasible server count by plain bisection over [0, 2^37] servers, the obvious way: the
+// reference the solver's guided search must match exactly.
+int64_t ReferenceLargestFeasible(const Model& m) {
+  int64_t low = 0, high = int64_t{1} << 37;
+  while (low < high) {
+    const int64_t mid = low + (high - low + 1) / 2;
+    if (BrokenCaps(m, EvaluateForCaps(m, mid * m.server.gpus)) == 0) {
+      low = mid;
+    } else {
+      high = mid - 1;
+    }
+  }
+  return low;
+}
+
+TEST(Solver, MatchesPlainBisectionOverThousandsOfRandomCaps) {
+  // Power caps from 1 kW to 10 GW (log-uniform), with and without budgets on capex or TCO, a
+  // substation and a building limit, on the H100-like request (rack overhead, a fat tree whose
+  // tiers change with size) and the seed: the answer and what one more server breaks agree with
+  // bisection.
+  std::mt19937_64 rng(20261202);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int checked = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const double power = std::pow(10.0, 3.0 + 7.0 * u(rng));
+    std::string extra = absl::StrCat("constraints { power_cap_watts: ", power);
+    if (u(rng) < 0.3) {
+      absl::StrAppend(&extra, " budget_usd: ", std::pow(10.0, 6.0 + 5.0 * u(rng)),
+                      u(rng) < 0.5 ? " budget_on: BUDGET_ON_TCO" : "");
+    }
+    absl::StrAppend(&extra, " }");
+    if (u(rng) < 0.2) {
+      absl::StrAppend(&extra, " site { substation { transformer_rating_va: ",
+                      std::pow(10.0, 5.0 + 5.0 * u(rng)), " } }");
+    }
+    if (u(rng) < 0.2) {
+      absl::StrAppend(&extra, " site { building { critical_it_power_watts: 50e6 } max_buildings: ",
+                      1 + static_cast<int>(u(rng) * 5), " }");
+    }
+    absl::StrAppend(&extra,
+                    " costs { facility_usd_per_it_watt: 11 electricity_usd_per_kwh: 0.08 "
+                    "site_fixed_usd: ",
+                    u(rng) < 0.5 ? 0.0 : 2e8, " }");
+    const PlanRequest request =
+        u(rng) < 0.7
+            ? H100With(extra)
+            : SeedWith(absl::StrCat(extra, " hardware { accelerator { price_usd: 25000 } }"));
+    auto model = BuildModel(request);
+    if (!model.ok()) continue;  // e.g. a building that cannot hold one pod
+    auto s = Solve(*model);
+    ASSERT_TRUE(s.ok()) << s.status() << extra;
+    const int64_t expected = ReferenceLargestFeasible(*model);
+    ASSERT_EQ(s->servers, expected) << extra;
+    const uint32_t at_expected =
+        BrokenCaps(*model, EvaluateForCaps(*model, expected * model->server.gpus));
+    const uint32_t above =
+        at_expected != 0
+            ? at_expected
+            : BrokenCaps(*model, EvaluateForCaps(*model, (expected + 1) * model->server.gpus));
+    ASSERT_EQ(s->broken_by_one_more, above) << extra;
+    // A guess near the answer, far from it, or out of range changes nothing but the time taken.
+    for (int64_t guess : {expected, expected + 1, expected - 3, expected * 2, int64_t{1} << 40,
+                          static_cast<int64_t>(u(rng) * 1e6)}) {
+      auto g = Solve(*model, guess);
+      ASSERT_TRUE(g.ok()) << g.status() << extra;
+      ASSERT_EQ(g->servers, expected) << extra << " guess " << guess;
+      ASSERT_EQ(g->broken_by_one_more, above) << extra << " guess " << guess;
+    }
+    // The evaluation at the answer is EvaluateCluster's, field by field where it matters.
+    const ClusterEval full = EvaluateCluster(*model, expected * model->server.gpus);
+    ASSERT_EQ(s->eval.racks, full.racks);
+    ASSERT_EQ(units::InWatts(s->eval.facility_power), units::InWatts(full.facility_power));
+    ASSERT_EQ(units::InUsd(s->eval.tco), units::InUsd(full.tco));
+    ASSERT_EQ(units::InFlopsPerSecond(s->eval.realized), units::InFlopsPerSecond(full.realized));
+    ++checked;
+  }
+  EXPECT_GT(checked, 2500);
+}
+
 TEST(Solver, MaxRealizedComputeStopsWhereMoreGpusDeliverLess) {
-  // MFU falls from 0.5 at 1,000 GPUs to 0.1 at 4,000: G x MFU peaks near 2,081 GPUs (mfu_model_test).
+  // MFU falls from 0.5 at 1,000 GPUs to 0.1 at 4,000: G x MFU peaks near 2,081 GPUs
+  // (mfu_model_test).
   PlanRequest r = SeedWith(R"pb(
-    efficiency { table { points { gpus: 1000 mfu: 0.5 } points { gpus: 4000 mfu: 0.1 } } }
+    efficiency {
+      table {
+        points { gpus: 1000 mfu: 0.5 }
+        points { gpus: 4000 mfu: 0.1 }
+      }
+    }
     constraints { power_cap_watts: 5e6 objective: OBJECTIVE_MAX_REALIZED_COMPUTE })pb");
   Model m = BuildModel(r).value();
   Solution s = Solve(m).value();

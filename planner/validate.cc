@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "planner/defaults.h"
 #include "planner/status_macros.h"
+#include "planner/workload_validate.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {
@@ -478,11 +479,16 @@ absl::Status ValidateSchemaVersion(int version) {
 absl::Status ValidateRequest(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
   DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), "hardware"));
+  DCPLAN_RETURN_IF_ERROR(
+      ValidateCalibration(request.hardware().calibration(), "hardware.calibration"));
   DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
   DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
   DCPLAN_RETURN_IF_ERROR(
       ValidateConstraints(request.constraints(), request.site(), "constraints"));
-  return ValidateCosts(request.costs(), "costs");
+  DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
+  if (!request.has_workload()) return absl::OkStatus();
+  DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
+  return ValidateWorkloadHardware(request.hardware(), "hardware");
 }
 
 }  // namespace dcplan

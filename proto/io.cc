@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,10 +26,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace dcplan {
@@ -69,6 +72,86 @@ class TextErrorCollector : public google::protobuf::io::ErrorCollector {
   std::vector<std::string> errors_;
 };
 
+// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
+// U+10FFFF), as proto3 requires of every string field.
+bool IsValidUtf8(absl::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+      code = lead & 0x1F;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      code = lead & 0x0F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      code = lead & 0x07;
+    } else {
+      return false;
+    }
+    if (text.size() - i < length) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3F);
+    }
+    if ((length == 3 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) ||
+        (length == 4 && (code < 0x10000 || code > 0x10FFFF))) {
+      return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+// The path of the first string field in `message` (at any depth) that is not valid UTF-8, e.g.
+// "hardware.accelerator.name" or "notes[2]"; empty when every one is. The binary parser rejects
+// such strings itself; the text parser accepts them (also through escapes such as "\xff"), and
+// then the JSON printer silently drops them and the binary reader refuses what the binary writer
+// wrote.
+std::string FirstInvalidUtf8(const google::protobuf::Message& message) {
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    const bool is_string = field->type() == google::protobuf::FieldDescriptor::TYPE_STRING;
+    const bool is_message =
+        field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE;
+    if (!is_string && !is_message) continue;
+    if (field->is_repeated()) {
+      for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
+        const std::string at = absl::StrCat(field->name(), "[", j, "]");
+        if (is_string) {
+          std::string scratch;
+          if (!IsValidUtf8(reflection->GetRepeatedStringReference(message, field, j, &scratch))) {
+            return at;
+          }
+        } else {
+          const std::string inner =
+              FirstInvalidUtf8(reflection->GetRepeatedMessage(message, field, j));
+          if (!inner.empty()) return absl::StrCat(at, ".", inner);
+        }
+      }
+    } else if (is_string) {
+      std::string scratch;
+      if (!IsValidUtf8(reflection->GetStringReference(message, field, &scratch))) {
+        return field->name();
+      }
+    } else if (reflection->HasField(message, field)) {
+      const std::string inner = FirstInvalidUtf8(reflection->GetMessage(message, field));
+      if (!inner.empty()) return absl::StrCat(field->name(), ".", inner);
+    }
+  }
+  return std::string();
+}
+
 absl::Status ParseText(absl::string_view data, google::protobuf::Message* message) {
   TextErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
@@ -79,6 +162,11 @@ absl::Status ParseText(absl::string_view data, google::protobuf::Message* messag
   if (!parser.ParseFromString(std::string(data), message)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid text-format ", message->GetDescriptor()->full_name(), ": ", errors.Joined()));
+  }
+  if (const std::string field = FirstInvalidUtf8(*message); !field.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid text-format ",
+                                                   message->GetDescriptor()->full_name(), ": ",
+                                                   field, " is not valid UTF-8"));
   }
   return absl::OkStatus();
 }
@@ -112,14 +200,60 @@ absl::Status ParseJson(absl::string_view data, google::protobuf::Message* messag
                                                    message->GetDescriptor()->full_name(), ": ",
                                                    OneLine(status.message())));
   }
+  // The parser checks raw bytes; this also catches escapes such as a lone "\ud800".
+  if (const std::string field = FirstInvalidUtf8(*message); !field.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid JSON for ",
+                                                   message->GetDescriptor()->full_name(), ": ",
+                                                   field, " is not valid UTF-8"));
+  }
   return absl::OkStatus();
 }
 
+// Where the first field unknown to this schema sits in `message` (at any depth): "" for the message
+// itself, "hardware.accelerator" below it; std::nullopt when there is none. `number` is its field
+// number.
+std::optional<std::string> FirstUnknownField(const google::protobuf::Message& message,
+                                             int* number) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  const google::protobuf::UnknownFieldSet& unknown = reflection->GetUnknownFields(message);
+  if (!unknown.empty()) {
+    *number = unknown.field(0).number();
+    return std::string();
+  }
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (field->is_repeated()) {
+      for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
+        if (std::optional<std::string> inner =
+                FirstUnknownField(reflection->GetRepeatedMessage(message, field, j), number)) {
+          return absl::StrCat(field->name(), "[", j, "]", inner->empty() ? "" : ".", *inner);
+        }
+      }
+    } else if (reflection->HasField(message, field)) {
+      if (std::optional<std::string> inner =
+              FirstUnknownField(reflection->GetMessage(message, field), number)) {
+        return absl::StrCat(field->name(), inner->empty() ? "" : ".", *inner);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 absl::Status ParseBinary(absl::string_view data, google::protobuf::Message* message) {
+  const std::string type(message->GetDescriptor()->full_name());
   if (data.size() > static_cast<std::size_t>(INT_MAX) ||
       !message->ParseFromArray(data.data(), static_cast<int>(data.size()))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a valid binary ", message->GetDescriptor()->full_name()));
+    return absl::InvalidArgumentError(absl::StrCat("not a valid binary ", type));
+  }
+  // The wire format keeps fields it does not know; text and JSON refuse them. A field this dcplan
+  // does not know could be a cap it would silently ignore, so binary input refuses them too.
+  int number = 0;
+  if (std::optional<std::string> where = FirstUnknownField(*message, &number)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a valid binary ", type, ": ", where->empty() ? "it" : *where,
+        " has a field this dcplan does not know (number ", number, ")"));
   }
   return absl::OkStatus();
 }
@@ -327,6 +461,8 @@ absl::StatusOr<std::string> SerializeMessage(const google::protobuf::Message& me
     case Encoding::kText: {
       google::protobuf::TextFormat::Printer printer;
       printer.SetUseUtf8StringEscaping(true);
+      // Unknown fields would print as bare numbers ("4: 1"), which no text parser reads back.
+      printer.SetHideUnknownFields(true);
       if (!printer.PrintToString(message, &out)) {
         return absl::InternalError(absl::StrCat("cannot print ", type, " in text format"));
       }

@@ -52,8 +52,13 @@ absl::StatusOr<Encoding> EncodingFromPath(absl::string_view path);
 // Parses `data` in `encoding` into `message`, which is cleared first. Text-format errors carry the
 // 1-based line:column and the parser's words; JSON (proto3 mapping, original field names and
 // lowerCamelCase accepted, unknown fields rejected) errors carry the parser's message; binary input
-// that does not parse gives "not a valid binary <full message type>". All are InvalidArgument.
-// Never crashes and prints nothing, whatever the bytes.
+// that does not parse gives "not a valid binary <full message type>"; binary input with a field this
+// schema does not know is refused like text and JSON refuse one ("not a valid binary
+// dcplan.PlanRequest: hardware.accelerator has a field this dcplan does not know (number 9)"), as
+// a field an older dcplan ignored could be a cap it would not apply. A string field that is not
+// valid UTF-8 (proto3 requires it; the text parser alone would take "\xff") is an error in every
+// encoding: "invalid text-format dcplan.PlanRequest: name is not valid UTF-8". All are
+// InvalidArgument. Never crashes and prints nothing, whatever the bytes.
 absl::Status ParseMessage(absl::string_view data, Encoding encoding,
                           google::protobuf::Message* message);
 

@@ -45,9 +45,11 @@ constexpr Step kComputeSteps[] = {{1.0, "FLOP"},   {1e3, "kFLOP"},  {1e6, "MFLOP
 constexpr Step kComputeRateSteps[] = {{1.0, "FLOP/s"},  {1e3, "kFLOP/s"},  {1e6, "MFLOP/s"},
                                       {1e9, "GFLOP/s"}, {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"},
                                       {1e18, "EFLOP/s"}};
-// In bits per second; the coherent unit is bytes per second.
-constexpr Step kBitRateSteps[] = {{1.0, "b/s"},  {1e3, "kb/s"},  {1e6, "Mb/s"},
-                                  {1e9, "Gb/s"}, {1e12, "Tb/s"}, {1e15, "Pb/s"}};
+// Bit rates, scaled in the coherent unit (bytes per second: 1 b/s = 0.125 B/s), so a rate is
+// never multiplied by 8 first: above ~2.2e307 B/s that product overflows to infinity, which would
+// print "inf b/s" for a finite rate. (x / 1.25e8 and x * 8 / 1e9 round to the same double.)
+constexpr Step kBitRateSteps[] = {{1.0 / 8, "b/s"},   {1e3 / 8, "kb/s"},  {1e6 / 8, "Mb/s"},
+                                  {1e9 / 8, "Gb/s"}, {1e12 / 8, "Tb/s"}, {1e15 / 8, "Pb/s"}};
 
 int ClampDecimals(int decimals) { return std::clamp(decimals, 0, 20); }
 
@@ -167,11 +169,11 @@ std::string FormatComputeRate(ComputeRate r, int decimals) {
 }
 
 std::string FormatDataRate(DataRate r, int decimals) {
-  const double bits_per_second = InBytesPerSecond(r) * 8.0;
-  if (!std::isfinite(bits_per_second)) return absl::StrCat(NonFinite(bits_per_second), " b/s");
-  Printed p = PrintScaled(std::fabs(bits_per_second), ClampDecimals(decimals), kBitRateSteps);
+  const double bytes_per_second = InBytesPerSecond(r);
+  if (!std::isfinite(bytes_per_second)) return absl::StrCat(NonFinite(bytes_per_second), " b/s");
+  Printed p = PrintScaled(std::fabs(bytes_per_second), ClampDecimals(decimals), kBitRateSteps);
   TrimFraction(&p.digits);
-  const bool negative = bits_per_second < 0 && !IsPrintedZero(p.digits);
+  const bool negative = bytes_per_second < 0 && !IsPrintedZero(p.digits);
   return absl::StrCat(negative ? "-" : "", p.digits, " ", kBitRateSteps[p.step].symbol);
 }
 

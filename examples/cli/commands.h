@@ -17,6 +17,8 @@ int RunValidate();  // validate.cc: check a request file
 int RunConvert();   // convert.cc: between text format, JSON and binary
 int RunCompare();   // compare.cc: the same caps for several presets, ranked
 int RunPresets();   // presets.cc: list the compiled-in presets or show one
+int RunTrain();     // train.cc: what a cluster realizes for one training job
+int RunSweep();     // sweep.cc: one request over a grid of field values (CSV, JSON lines, SVG)
 
 // Prints `status` as a one-line error on stderr and returns 1.
 int Fail(const absl::Status& status);

@@ -1,8 +1,10 @@
 // dcplan fit: the largest cluster (whole servers) under the power, GPU, building and budget caps.
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/report.h"
+#include "examples/cli/training_report.h"
 #include "planner/planner.h"
 
 namespace dcplan::cli {
@@ -14,8 +16,12 @@ int RunFit() {
   if (!request.ok()) return Fail(request.status());
   auto plan = SolvePlan(*request);
   if (!plan.ok()) return Fail(plan.status());
-  absl::Status written = *format == OutputFormat::kTable ? WriteOutput(PlanTable(*plan))
-                                                         : WriteMessage(*plan, *format);
+  absl::Status written =
+      *format == OutputFormat::kTable
+          ? WriteOutput(plan->has_training()
+                            ? absl::StrCat(PlanTable(*plan), TrainingTable(plan->training()))
+                            : PlanTable(*plan))
+          : WriteMessage(*plan, *format);
   return written.ok() ? 0 : Fail(written);
 }
 

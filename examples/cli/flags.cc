@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "examples/cli/workload_flags.h"
 #include "planner/presets/presets.h"
 #include "planner/status_macros.h"
 #include "units/parse.h"
@@ -83,6 +84,8 @@ absl::StatusOr<OutputFormat> FormatFlag(const std::vector<std::string>& allowed)
   if (f == "textproto" || f == "text") return OutputFormat::kText;
   if (f == "binary") return OutputFormat::kBinary;
   if (f == "csv") return OutputFormat::kCsv;
+  if (f == "jsonl") return OutputFormat::kJsonLines;
+  if (f == "svg") return OutputFormat::kSvg;
   return OutputFormat::kTable;
 }
 
@@ -163,7 +166,8 @@ absl::Status ApplyOverrides(PlanRequest* r) {
           absl::StrCat("--objective must be gpus or compute; got \"", s, "\""));
     }
   }
-  return absl::OkStatus();
+  // The training job and the network overrides (workload_flags.h).
+  return ApplyWorkloadFlags(r);
 }
 
 absl::StatusOr<PlanRequest> RequestFromFlags() {
@@ -174,7 +178,8 @@ absl::StatusOr<PlanRequest> RequestFromFlags() {
 
 std::vector<std::string> InputFiles() {
   std::vector<std::string> files;
-  for (const std::string& f : {absl::GetFlag(FLAGS_request), absl::GetFlag(FLAGS_in)}) {
+  for (const std::string& f :
+       {absl::GetFlag(FLAGS_request), absl::GetFlag(FLAGS_in), absl::GetFlag(FLAGS_workload)}) {
     if (!f.empty() && f != "-") files.push_back(f);
   }
   return files;

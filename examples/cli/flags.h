@@ -44,7 +44,7 @@ ABSL_DECLARE_FLAG(std::string, type);
 namespace dcplan::cli {
 
 // Output formats of the commands.
-enum class OutputFormat { kTable, kJson, kText, kBinary, kCsv };
+enum class OutputFormat { kTable, kJson, kText, kBinary, kCsv, kJsonLines, kSvg };
 
 // --format, checked against what the command offers (e.g. {"table", "json", "textproto"}).
 absl::StatusOr<OutputFormat> FormatFlag(const std::vector<std::string>& allowed);

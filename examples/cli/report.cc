@@ -41,6 +41,8 @@ std::string BindingName(BindingConstraint b) {
       return "size limit";
     case BINDING_CONSTRAINT_DIMINISHING_RETURNS:
       return "diminishing returns";
+    case BINDING_CONSTRAINT_FABRIC:
+      return "scale-out fabric";
     default:
       return "unspecified";
   }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Smoke test of examples/calibrate_efficiency: it reads the published runs, fits, and prints the
+# constants as a calibration block and one table row per run; a missing file is a one-line error.
+set -uo pipefail
+BIN="$TEST_SRCDIR/$TEST_WORKSPACE/examples/calibrate_efficiency"
+DATA="$TEST_SRCDIR/$TEST_WORKSPACE/tests/data"
+out=$("$BIN" --csv="$DATA/measured_training_runs.csv" --setup="$DATA/measured_training_runs_setup.csv")
+rc=$?
+failures=0
+[[ $rc -eq 0 ]] || { echo "FAIL: exit $rc"; failures=$((failures + 1)); }
+for want in "calibration {" "kernel_efficiency: 0.645" "scale_up_bandwidth_efficiency: 0.950" \
+    "scale_out_bandwidth_efficiency: 0.500" "memory_bound_factor: 0.907" "Fitted to 14 runs"; do
+  if [[ "$out" == *"$want"* ]]; then echo "PASS: $want"; else echo "FAIL: no [$want]"; failures=$((failures + 1)); fi
+done
+rows=$(echo "$out" | grep -c -E "^(narayanan2021_t1|mtnlg2022|bloom2022) ")
+[[ $rows -eq 14 ]] && echo "PASS: 14 rows" || { echo "FAIL: $rows rows"; failures=$((failures + 1)); }
+err=$("$BIN" --csv=/nonexistent.csv 2>&1 >/dev/null); rc=$?
+if [[ $rc -ne 0 && "$err" == *"cannot read /nonexistent.csv"* ]]; then echo "PASS: missing file"; else
+  echo "FAIL: missing file: rc=$rc [$err]"; failures=$((failures + 1)); fi
+echo "calibrate_efficiency_test: $failures failure(s)"
+[[ $failures -eq 0 ]]

@@ -1,0 +1,409 @@
+// dcplan sweep: one request solved over a grid of field values, one CSV row (or JSON line) per point
+// in grid order, or a chart (--format=svg). The planner's Sweep does the solving on every core;
+// this file parses --vary, formats the rows (in parallel, on the same threads), streams them out,
+// draws the progress bar and reports the rate on stderr.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "examples/cli/charts.h"
+#include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
+#include "planner/presets/presets.h"
+#include "planner/status_macros.h"
+#include "planner/sweep.h"
+#include "planner/thread_pool.h"
+#include "proto/io.h"
+#include "units/format.h"
+
+namespace dcplan::cli {
+namespace {
+
+// --vary may be given several times, one axis each. Abseil keeps only a flag's last value, so each
+// parse also appends the text here, in command-line order.
+std::vector<std::string>& VarySpecs() {
+  static auto* specs = new std::vector<std::string>;
+  return *specs;
+}
+
+}  // namespace
+
+// The type of --vary: its last value; every value given is in VarySpecs().
+struct VaryFlag {
+  std::string last;
+};
+
+bool AbslParseFlag(absl::string_view text, VaryFlag* flag, std::string*) {
+  flag->last = std::string(text);
+  // Abseil also parses the default's text ("") once, to check that it round-trips.
+  if (!text.empty()) VarySpecs().push_back(flag->last);
+  return true;
+}
+
+std::string AbslUnparseFlag(const VaryFlag& flag) { return flag.last; }
+
+}  // namespace dcplan::cli
+
+ABSL_FLAG(dcplan::cli::VaryFlag, vary, dcplan::cli::VaryFlag{},
+          "an axis of the sweep, FIELD=VALUES (repeat for more axes): power=10MW:500MW:log20, "
+          "site.pue=1.1:1.6:0.05, budget=$1B,$2B, preset=h100-dgx,b200-dgx");
+ABSL_FLAG(int, threads, 0, "threads for sweep (0 = one per core)");
+
+namespace dcplan::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+void AppendNumber(std::string* out, double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, ec == std::errc() ? end : buf);
+}
+
+void AppendInt(std::string* out, int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, ec == std::errc() ? end : buf);
+}
+
+// A CSV field: quoted when it holds a comma, quote or newline.
+void AppendCsvText(std::string* out, absl::string_view text) {
+  if (text.find_first_of(",\"\n\r") == absl::string_view::npos) {
+    out->append(text.data(), text.size());
+    return;
+  }
+  out->push_back('"');
+  for (char c : text) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+void AppendJsonText(std::string* out, absl::string_view text) {
+  out->push_back('"');
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      default:
+        if (c < 0x20) {
+          absl::StrAppendFormat(out, "\\u%04x", c);
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+// The result columns after the axes', named as in the Plan's JSON.
+constexpr const char* kColumns[] = {
+    "gpu_count",        "server_count",        "rack_count",  "pod_count",
+    "building_count",   "it_power_watts",      "facility_power_watts",
+    "peak_flops_per_second", "mfu",            "realized_flops_per_second",
+    "capex_usd",        "opex_usd_per_year",   "tco_usd",     "binding_constraint",
+    "error"};
+
+std::string CsvHeader(const dcplan::Sweep& sweep) {
+  std::string s;
+  for (const SweepAxis& a : sweep.axes()) absl::StrAppend(&s, a.path, ",");
+  for (size_t i = 0; i < std::size(kColumns); ++i) {
+    absl::StrAppend(&s, i ? "," : "", kColumns[i]);
+  }
+  s += "\n";
+  return s;
+}
+
+// Point `p`'s row as CSV (`json` false) or as one JSON object.
+void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool json, std::string* out) {
+  const std::vector<SweepAxis>& axes = sweep.axes();
+  if (json) out->push_back('{');
+  for (size_t a = 0; a < axes.size(); ++a) {
+    const int64_t i = sweep.IndexAlong(p, static_cast<int>(a));
+    if (json) {
+      if (a) out->push_back(',');
+      AppendJsonText(out, axes[a].path);
+      out->push_back(':');
+      if (axes[a].is_preset()) {
+        AppendJsonText(out, axes[a].presets[i]);
+      } else {
+        AppendNumber(out, axes[a].values[i]);
+      }
+    } else {
+      if (axes[a].is_preset()) {
+        AppendCsvText(out, axes[a].presets[i]);
+      } else {
+        AppendNumber(out, axes[a].values[i]);
+      }
+      out->push_back(',');
+    }
+  }
+  const bool ok = r.status.ok();
+  const double numbers[] = {units::InWatts(r.it_power),
+                            units::InWatts(r.facility_power),
+                            units::InFlopsPerSecond(r.peak),
+                            units::InFraction(r.mfu),
+                            units::InFlopsPerSecond(r.realized),
+                            units::InUsd(r.capex),
+                            units::InUsd(r.opex_per_year),
+                            units::InUsd(r.tco)};
+  const int64_t counts[] = {r.gpus, r.servers, r.racks, r.pods, r.buildings};
+  const std::string binding = ok ? BindingConstraint_Name(r.binding) : "";
+  if (json) {
+    for (int k = 0; k < 5; ++k) {
+      absl::StrAppend(out, ",\"", kColumns[k], "\":");
+      AppendInt(out, counts[k]);
+    }
+    for (int k = 0; k < 8; ++k) {
+      absl::StrAppend(out, ",\"", kColumns[5 + k], "\":");
+      AppendNumber(out, numbers[k]);
+    }
+    absl::StrAppend(out, ",\"binding_constraint\":\"", binding, "\"");
+    if (!ok) {
+      out->append(",\"error\":");
+      AppendJsonText(out, r.status.message());
+    }
+    out->append("}\n");
+    return;
+  }
+  for (int k = 0; k < 5; ++k) {
+    AppendInt(out, counts[k]);
+    out->push_back(',');
+  }
+  for (int k = 0; k < 8; ++k) {
+    AppendNumber(out, numbers[k]);
+    out->push_back(',');
+  }
+  out->append(binding);
+  out->push_back(',');
+  if (!ok) AppendCsvText(out, r.status.message());
+  out->push_back('\n');
+}
+
+// Where the rows go: standard output, or --out written to a temporary file beside it and renamed
+// over it at the end (so a reader never sees half a file).
+class Output {
+ public:
+  absl::Status Open(const std::string& path) {
+    path_ = path;
+    if (path_.empty() || path_ == "-") {
+      file_ = stdout;
+      return absl::OkStatus();
+    }
+    for (const std::string& input : InputFiles()) {
+      if (SameFile(input, path_)) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("refusing to overwrite the input file ", path_));
+      }
+    }
+    temp_ = absl::StrCat(path_, ".tmp-", getpid());
+    file_ = std::fopen(temp_.c_str(), "wb");
+    if (file_ == nullptr) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot write ", path_, ": ",
+                                                      std::strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Write(absl::string_view text) {
+    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+      return absl::DataLossError(absl::StrCat("writing ", path_.empty() ? "stdout" : path_,
+                                              " failed: ", std::strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() {
+    if (file_ == stdout) {
+      return std::fflush(stdout) == 0 ? absl::OkStatus()
+                                      : absl::DataLossError("writing to stdout failed");
+    }
+    const bool ok = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (!ok || std::rename(temp_.c_str(), path_.c_str()) != 0) {
+      std::remove(temp_.c_str());
+      return absl::DataLossError(absl::StrCat("writing ", path_, " failed: ", std::strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+
+  // On failure: drop the temporary file, leave --out as it was.
+  void Abandon() {
+    if (file_ != nullptr && file_ != stdout) {
+      std::fclose(file_);
+      std::remove(temp_.c_str());
+    }
+    file_ = nullptr;
+  }
+
+ private:
+  static bool SameFile(const std::string& a, const std::string& b) {
+    struct stat sa, sb;
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+  }
+
+  std::string path_, temp_;
+  std::FILE* file_ = nullptr;
+};
+
+// The progress bar on stderr: only when stderr is a terminal, and only once the sweep has run for
+// a second (short sweeps print nothing but the closing rate).
+class Progress {
+ public:
+  Progress(int64_t total, Clock::time_point start)
+      : total_(total), start_(start), tty_(isatty(STDERR_FILENO) != 0) {}
+
+  void Update(int64_t done) {
+    if (!tty_) return;
+    const Clock::time_point now = Clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) {
+      return;
+    }
+    last_ = now;
+    shown_ = true;
+    const double f = static_cast<double>(done) / static_cast<double>(total_);
+    const int width = 40, filled = static_cast<int>(f * width);
+    const double rate = static_cast<double>(done) / Seconds(now - start_);
+    std::fprintf(stderr, "\r[%s%s] %5.1f%%  %s / %s points  %.2fM points/s ",
+                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                 100 * f, units::FormatCount(done).c_str(), units::FormatCount(total_).c_str(),
+                 rate / 1e6);
+    std::fflush(stderr);
+  }
+
+  void Finish() {
+    if (shown_) std::fprintf(stderr, "\r%s\r", std::string(100, ' ').c_str());
+  }
+
+ private:
+  int64_t total_;
+  Clock::time_point start_, last_;
+  bool tty_;
+  bool shown_ = false;
+};
+
+absl::Status SweepTo(OutputFormat format) {
+  if (VarySpecs().empty()) {
+    return absl::InvalidArgumentError(
+        "sweep needs at least one --vary=FIELD=VALUES, e.g. --vary=power=10MW:500MW:log20");
+  }
+  std::vector<SweepAxis> axes;
+  for (const std::string& spec : VarySpecs()) {
+    DCPLAN_ASSIGN_OR_RETURN(SweepAxis axis, ParseSweepAxis(spec));
+    axes.push_back(std::move(axis));
+  }
+  DCPLAN_ASSIGN_OR_RETURN(PlanRequest base, RequestFromFlags());
+  // A preset axis loads each preset with the same flag overrides as --preset.
+  auto load = [](absl::string_view name) -> absl::StatusOr<PlanRequest> {
+    DCPLAN_ASSIGN_OR_RETURN(PlanRequest r, LoadPreset(name));
+    DCPLAN_RETURN_IF_ERROR(ApplyOverrides(&r));
+    return r;
+  };
+  DCPLAN_ASSIGN_OR_RETURN(dcplan::Sweep sweep, dcplan::Sweep::Create(base, std::move(axes), load));
+
+  const int threads = absl::GetFlag(FLAGS_threads);
+  if (threads < 0 || threads > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--threads must be in [0, 1024] (0 = one per core), got ", threads));
+  }
+  if (format == OutputFormat::kSvg && sweep.size() > 1'000'000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--format=svg draws at most 1,000,000 points, the grid has ", sweep.size()));
+  }
+  ThreadPool pool(threads);
+  SweepOptions options;
+  options.pool = &pool;
+
+  Output out;
+  const Clock::time_point start = Clock::now();
+  Progress progress(sweep.size(), start);
+  Clock::duration writing{};
+  std::vector<SweepRow> kept;  // the SVG needs every row
+  if (format != OutputFormat::kSvg) {
+    DCPLAN_RETURN_IF_ERROR(out.Open(absl::GetFlag(FLAGS_out)));
+    if (format == OutputFormat::kCsv) DCPLAN_RETURN_IF_ERROR(out.Write(CsvHeader(sweep)));
+  }
+  std::vector<std::string> pieces;
+  absl::Status run = sweep.Run(options, [&](int64_t first, absl::Span<const SweepRow> rows) {
+    const Clock::time_point t0 = Clock::now();
+    if (format == OutputFormat::kSvg) {
+      kept.insert(kept.end(), rows.begin(), rows.end());
+    } else {
+      // Format in parallel, a piece per chunk of rows, then write the pieces in order.
+      const int64_t chunk = 2048;
+      const int64_t n = static_cast<int64_t>(rows.size());
+      pieces.assign(static_cast<size_t>((n + chunk - 1) / chunk), std::string());
+      pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
+        std::string& piece = pieces[b / chunk];
+        piece.reserve(static_cast<size_t>(e - b) * 200);
+        for (int64_t i = b; i < e; ++i) {
+          AppendRow(sweep, first + i, rows[i], format == OutputFormat::kJsonLines, &piece);
+        }
+      });
+      for (const std::string& piece : pieces) DCPLAN_RETURN_IF_ERROR(out.Write(piece));
+    }
+    writing += Clock::now() - t0;
+    progress.Update(first + static_cast<int64_t>(rows.size()));
+    return absl::OkStatus();
+  });
+  progress.Finish();
+  if (!run.ok()) {
+    out.Abandon();
+    return run;
+  }
+  if (format == OutputFormat::kSvg) {
+    const std::string title = absl::StrCat(base.name().empty() ? "dcplan" : base.name(), ": sweep");
+    DCPLAN_ASSIGN_OR_RETURN(std::string svg, SweepChartSvg(sweep, title, kept));
+    DCPLAN_RETURN_IF_ERROR(WriteOutput(svg));
+  } else {
+    absl::Status closed = out.Close();
+    if (!closed.ok()) {
+      out.Abandon();
+      return closed;
+    }
+  }
+  const double total = Seconds(Clock::now() - start);
+  const double solving = std::max(total - Seconds(writing), 1e-9);
+  const double points = static_cast<double>(sweep.size());
+  std::fprintf(stderr,
+               "dcplan sweep: %s points in %.3f s on %d threads: %.2fM points/s solved, %.2fM "
+               "points/s with output\n",
+               units::FormatCount(sweep.size()).c_str(), total, pool.size(),
+               points / solving / 1e6, points / std::max(total, 1e-9) / 1e6);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunSweep() {
+  auto format = FormatFlag({"table", "csv", "jsonl", "svg"});
+  if (!format.ok()) return Fail(format.status());
+  // A sweep's table is a spreadsheet: CSV.
+  const OutputFormat f = *format == OutputFormat::kTable ? OutputFormat::kCsv : *format;
+  absl::Status status = SweepTo(f);
+  return status.ok() ? 0 : Fail(status);
+}
+
+}  // namespace dcplan::cli

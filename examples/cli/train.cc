@@ -1,0 +1,47 @@
+// dcplan train: what a cluster of --gpus GPUs realizes for one training job: the parallel split
+// (given or searched), MFU and HFU, step time and its breakdown, memory per GPU, time to train.
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/status/status.h"
+#include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
+#include "examples/cli/training_report.h"
+#include "planner/model.h"
+#include "planner/training.h"
+
+namespace dcplan::cli {
+
+int RunTrain() {
+  auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
+  if (!format.ok()) return Fail(format.status());
+  const absl::CommandLineFlag* gpus_flag = absl::FindCommandLineFlag("gpus");
+  // The flag's default is scale's list of sizes: train wants one size, given explicitly.
+  if (gpus_flag == nullptr || gpus_flag->CurrentValue() == gpus_flag->DefaultValue()) {
+    return Fail(absl::InvalidArgumentError("train needs the cluster size: --gpus=N"));
+  }
+  auto gpus = ParseGpuList(absl::GetFlag(FLAGS_gpus));
+  if (!gpus.ok()) return Fail(gpus.status());
+  if (gpus->size() != 1) {
+    return Fail(
+        absl::InvalidArgumentError("--gpus: train takes one cluster size, e.g. --gpus=8192"));
+  }
+  auto request = RequestFromFlags();
+  if (!request.ok()) return Fail(request.status());
+  if (!request->has_workload()) {
+    return Fail(absl::InvalidArgumentError(
+        "train needs a workload: --workload=FILE or the shape flags (--layers, --hidden, --heads, "
+        "--vocab, --seq_len, --global_batch_tokens)"));
+  }
+  auto model = BuildModel(*request);
+  if (!model.ok()) return Fail(model.status());
+  auto plan = PlanTraining(*model, (*gpus)[0]);
+  if (!plan.ok()) return Fail(plan.status());
+  absl::Status written = *format == OutputFormat::kTable ? WriteOutput(TrainingTable(*plan))
+                                                         : WriteMessage(*plan, *format);
+  return written.ok() ? 0 : Fail(written);
+}
+
+}  // namespace dcplan::cli

@@ -1,0 +1,83 @@
+// File: examples/cli/training_report.cc
+#include "examples/cli/training_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "units/format.h"
+#include "units/units.h"
+
+namespace dcplan::cli {
+namespace {
+
+std::string Pct(double f) { return units::FormatPercent(units::Fraction(f), 1); }
+std::string Sec(double s) { return units::FormatTime(units::Seconds(s), 2); }
+std::string Gb(double bytes) { return absl::StrFormat("%.1f GB", bytes / 1e9); }
+
+const char* RecomputeName(Recompute r) {
+  switch (r) {
+    case RECOMPUTE_NONE:
+      return "none";
+    case RECOMPUTE_SELECTIVE:
+      return "selective";
+    case RECOMPUTE_FULL:
+      return "full";
+    default:
+      return "unspecified";
+  }
+}
+
+}  // namespace
+
+std::string TrainingTable(const TrainingPlan& t) {
+  const StepBreakdown& b = t.breakdown();
+  const MemoryBreakdown& m = t.memory();
+  const double step = t.step_time_seconds();
+  auto term = [&](double seconds) {
+    return absl::StrFormat("%s (%s)", Sec(seconds), Pct(step > 0 ? seconds / step : 0));
+  };
+  std::string s;
+  absl::StrAppend(
+      &s, "training: ", t.workload().empty() ? "(unnamed)" : t.workload(), " on ",
+      units::FormatCount(t.gpu_count()), " GPUs",
+      t.idle_gpus() ? absl::StrCat(" (", units::FormatCount(t.idle_gpus()), " idle)") : "", "\n");
+  absl::StrAppendFormat(
+      &s,
+      "  parallelism   tp %d x pp %d x dp %d, micro-batch %d, %d virtual "
+      "stage(s), recompute %s (%s)\n",
+      t.tp(), t.pp(), t.dp(), t.micro_batch(), t.virtual_stages(), RecomputeName(t.recompute()),
+      t.searched()
+          ? absl::StrCat("best of ", units::FormatCount(t.configurations_evaluated()), " searched")
+          : "as given");
+  absl::StrAppendFormat(
+      &s, "  MFU           %s (HFU %s), %s realized\n", Pct(t.mfu()), Pct(t.hfu()),
+      units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2));
+  absl::StrAppendFormat(&s, "  step          %s for %s sequences (%s micro-batches per pipeline)\n",
+                        Sec(step), units::FormatCount(t.global_batch_sequences()),
+                        units::FormatCount(t.micro_batches()));
+  absl::StrAppendFormat(&s, "    compute          %s\n", term(b.compute_seconds()));
+  absl::StrAppendFormat(&s, "    memory-bound     %s\n", term(b.memory_bound_seconds()));
+  absl::StrAppendFormat(&s, "    tensor parallel  %s\n", term(b.tensor_parallel_seconds()));
+  absl::StrAppendFormat(&s, "    pipeline sends   %s\n", term(b.pipeline_p2p_seconds()));
+  absl::StrAppendFormat(&s, "    pipeline bubble  %s\n", term(b.pipeline_bubble_seconds()));
+  absl::StrAppendFormat(&s, "    data parallel    %s exposed of %s (%s in domain, %s across)\n",
+                        term(b.data_parallel_exposed_seconds()), Sec(b.data_parallel_seconds()),
+                        Sec(b.data_parallel_scale_up_seconds()),
+                        Sec(b.data_parallel_scale_out_seconds()));
+  absl::StrAppendFormat(&s, "    optimizer        %s\n", term(b.optimizer_seconds()));
+  absl::StrAppendFormat(&s,
+                        "  memory/GPU    %s of %s usable (weights %s, gradients %s, optimizer %s, "
+                        "activations %s)\n",
+                        Gb(m.total_bytes()), Gb(m.usable_bytes()), Gb(m.weights_bytes()),
+                        Gb(m.gradients_bytes()), Gb(m.optimizer_bytes()),
+                        Gb(m.activations_bytes()));
+  absl::StrAppendFormat(&s, "  throughput    %s tokens/s\n",
+                        units::FormatCount(static_cast<uint64_t>(t.tokens_per_second() + 0.5)));
+  if (t.has_time_to_train_seconds()) {
+    absl::StrAppendFormat(&s, "  time to train %s for %.3g tokens\n",
+                          units::FormatTime(units::Seconds(t.time_to_train_seconds()), 1),
+                          t.train_tokens());
+  }
+  return s;
+}
+
+}  // namespace dcplan::cli

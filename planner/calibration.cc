@@ -1,0 +1,401 @@
+// File: planner/calibration.cc
+#include "planner/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "planner/parallelism_search.h"
+#include "planner/status_macros.h"
+#include "planner/workload_validate.h"
+
+namespace dcplan {
+namespace {
+
+// One CSV table: a header naming the columns, then rows; '#' lines are comments. Fields hold no
+// commas (the data files use ';' inside text).
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<int> line_numbers;
+};
+
+absl::StatusOr<Table> ParseCsv(absl::string_view text, absl::string_view name) {
+  Table t;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    for (absl::string_view f : absl::StrSplit(line, ',')) {
+      fields.emplace_back(absl::StripAsciiWhitespace(f));
+    }
+    if (t.columns.empty()) {
+      t.columns = std::move(fields);
+      continue;
+    }
+    if (fields.size() != t.columns.size()) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s line %d: %d fields, the header has %d",
+                                                        name, line_number, fields.size(),
+                                                        t.columns.size()));
+    }
+    t.rows.push_back(std::move(fields));
+    t.line_numbers.push_back(line_number);
+  }
+  if (t.columns.empty()) return absl::InvalidArgumentError(absl::StrCat(name, ": no header line"));
+  return t;
+}
+
+// Field access by column name, with errors naming the file, line and column.
+class Row {
+ public:
+  Row(const Table& t, size_t i, absl::string_view name) : t_(t), i_(i), name_(name) {}
+
+  absl::StatusOr<std::string> Text(absl::string_view column) const {
+    for (size_t c = 0; c < t_.columns.size(); ++c) {
+      if (t_.columns[c] == column) return t_.rows[i_][c];
+    }
+    return absl::InvalidArgumentError(absl::StrCat(name_, ": no column \"", column, "\""));
+  }
+  absl::StatusOr<double> Number(absl::string_view column) const {
+    DCPLAN_ASSIGN_OR_RETURN(std::string s, Text(column));
+    double v = 0;
+    if (!absl::SimpleAtod(s, &v) || !std::isfinite(v)) {
+      return Error(column, absl::StrCat("expected a number, got \"", s, "\""));
+    }
+    return v;
+  }
+  absl::StatusOr<uint32_t> Count(absl::string_view column) const {
+    DCPLAN_ASSIGN_OR_RETURN(double v, Number(column));
+    if (v < 0 || v != std::floor(v) || v > 4e9) {
+      return Error(column, absl::StrCat("expected a whole number, got ", v));
+    }
+    return static_cast<uint32_t>(v);
+  }
+  absl::StatusOr<bool> Bool(absl::string_view column) const {
+    DCPLAN_ASSIGN_OR_RETURN(std::string s, Text(column));
+    if (s == "true") return true;
+    if (s == "false") return false;
+    return Error(column, absl::StrCat("expected true or false, got \"", s, "\""));
+  }
+  absl::Status Error(absl::string_view column, absl::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name_, " line ", t_.line_numbers[i_], ", column ", column, ": ", what));
+  }
+
+ private:
+  const Table& t_;
+  size_t i_;
+  std::string name_;
+};
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::StatusOr<Recompute> ParseRecompute(const Row& row) {
+  DCPLAN_ASSIGN_OR_RETURN(std::string s, row.Text("recompute"));
+  if (s == "none") return RECOMPUTE_NONE;
+  if (s == "selective") return RECOMPUTE_SELECTIVE;
+  if (s == "full") return RECOMPUTE_FULL;
+  return row.Error("recompute", absl::StrCat("expected none, selective or full, got \"", s, "\""));
+}
+
+// The setup row's fields go into the run's workload and hardware.
+absl::Status ApplySetup(const Row& row, MeasuredRun* run) {
+  Parallelism* p = run->workload.mutable_parallelism();
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t micro_batch, row.Count("micro_batch"));
+  p->set_micro_batch(micro_batch);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t virtual_stages, row.Count("virtual_stages"));
+  p->set_virtual_stages(virtual_stages);
+  DCPLAN_ASSIGN_OR_RETURN(Recompute recompute, ParseRecompute(row));
+  p->set_recompute(recompute);
+  Framework* f = run->workload.mutable_framework();
+  DCPLAN_ASSIGN_OR_RETURN(bool flash, row.Bool("flash_attention"));
+  f->set_flash_attention(flash);
+  DCPLAN_ASSIGN_OR_RETURN(bool sp, row.Bool("sequence_parallel"));
+  f->set_sequence_parallel(sp);
+  DCPLAN_ASSIGN_OR_RETURN(bool dist, row.Bool("distributed_optimizer"));
+  f->set_distributed_optimizer(dist);
+  DCPLAN_ASSIGN_OR_RETURN(bool overlap, row.Bool("overlap_gradient_sync"));
+  f->set_overlap_gradient_sync(overlap);
+  DCPLAN_ASSIGN_OR_RETURN(bool sg, row.Bool("pipeline_scatter_gather"));
+  f->set_pipeline_scatter_gather(sg);
+  DCPLAN_ASSIGN_OR_RETURN(bool balance, row.Bool("balance_pipeline_stages"));
+  f->set_balance_pipeline_stages(balance);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t precision, row.Count("precision_bytes"));
+  run->workload.set_precision_bytes(precision);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t gradient, row.Count("gradient_bytes"));
+  run->workload.set_gradient_bytes(gradient);
+  Accelerator* acc = run->hardware.mutable_accelerator();
+  DCPLAN_ASSIGN_OR_RETURN(double hbm, row.Number("hbm_bytes"));
+  acc->set_hbm_bytes(hbm);
+  DCPLAN_ASSIGN_OR_RETURN(double hbm_rate, row.Number("hbm_bytes_per_second"));
+  acc->set_hbm_bandwidth_bytes_per_second(hbm_rate);
+  Network* net = run->hardware.mutable_network();
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t domain, row.Count("scale_up_gpus"));
+  net->set_scale_up_domain_gpus(domain);
+  run->hardware.mutable_server()->set_gpus_per_server(domain);
+  DCPLAN_ASSIGN_OR_RETURN(double up, row.Number("scale_up_bytes_per_second"));
+  net->set_scale_up_bandwidth_bytes_per_second(up);
+  DCPLAN_ASSIGN_OR_RETURN(double out, row.Number("scale_out_bits_per_second_per_gpu"));
+  net->set_nics_per_gpu(1);
+  net->set_port_bits_per_second(out);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<MeasuredRun> ParseRun(const Row& row) {
+  MeasuredRun run;
+  DCPLAN_ASSIGN_OR_RETURN(run.source, row.Text("source"));
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t gpus, row.Count("gpus"));
+  run.gpus = gpus;
+  DCPLAN_ASSIGN_OR_RETURN(run.interconnect, row.Text("interconnect"));
+  Workload& w = run.workload;
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t layers, row.Count("layers"));
+  w.set_layers(layers);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t hidden, row.Count("hidden"));
+  w.set_hidden(hidden);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t heads, row.Count("heads"));
+  w.set_heads(heads);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t seq_len, row.Count("seq_len"));
+  w.set_seq_len(seq_len);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t vocab, row.Count("vocab"));
+  w.set_vocab(vocab);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t batch, row.Count("global_batch"));
+  w.set_global_batch_sequences(batch);
+  // params_b is the paper's rounded count; the shape's own count matches the FLOP formula the
+  // sources used, so the workload derives it (params = 0).
+  Parallelism* p = w.mutable_parallelism();
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t tp, row.Count("tp"));
+  p->set_tp(tp);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t pp, row.Count("pp"));
+  p->set_pp(pp);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t dp, row.Count("dp"));
+  p->set_dp(dp);
+  w.set_name(absl::StrCat(run.source, "-", gpus));
+  DCPLAN_ASSIGN_OR_RETURN(double peak_tflops, row.Number("peak_tflops"));
+  run.hardware.mutable_accelerator()->set_name(row.Text("gpu").value_or(""));
+  run.hardware.mutable_accelerator()->set_peak_flops_per_second(peak_tflops * 1e12);
+  DCPLAN_ASSIGN_OR_RETURN(double tflops, row.Number("tflops_per_gpu"));
+  run.reported_flops_per_gpu = tflops * 1e12;
+  DCPLAN_ASSIGN_OR_RETURN(run.flops_convention, row.Text("flops_convention"));
+  return run;
+}
+
+}  // namespace
+
+double ModelOverMegatronRecomputeFlops(const Workload& w) {
+  const double s = w.seq_len(), h = w.hidden(), l = w.layers(), v = w.vocab();
+  const double model = 6.0 * ParamsFromShape(w) + 12.0 * l * s * h;
+  const double megatron = 96.0 * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+  return model / megatron;
+}
+
+absl::StatusOr<double> PublishedMfu(double reported, absl::string_view convention,
+                                    const Workload& w, double peak) {
+  if (convention == "model") return reported / peak;
+  if (convention == "megatron_recompute") {
+    return reported * ModelOverMegatronRecomputeFlops(w) / peak;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "flops_convention must be megatron_recompute or model, got \"", convention, "\""));
+}
+
+absl::StatusOr<std::vector<MeasuredRun>> ParseMeasuredRuns(absl::string_view runs_csv,
+                                                           absl::string_view setup_csv) {
+  DCPLAN_ASSIGN_OR_RETURN(Table runs, ParseCsv(runs_csv, "measured_training_runs.csv"));
+  DCPLAN_ASSIGN_OR_RETURN(Table setup, ParseCsv(setup_csv, "measured_training_runs_setup.csv"));
+  std::map<std::pair<std::string, int64_t>, size_t> setup_rows;
+  for (size_t i = 0; i < setup.rows.size(); ++i) {
+    Row row(setup, i, "measured_training_runs_setup.csv");
+    DCPLAN_ASSIGN_OR_RETURN(std::string source, row.Text("source"));
+    DCPLAN_ASSIGN_OR_RETURN(uint32_t gpus, row.Count("gpus"));
+    if (!setup_rows.emplace(std::make_pair(source, int64_t{gpus}), i).second) {
+      return row.Error("gpus",
+                       absl::StrCat("a second setup row for ", source, " on ", gpus, " GPUs"));
+    }
+  }
+  std::vector<MeasuredRun> out;
+  for (size_t i = 0; i < runs.rows.size(); ++i) {
+    Row row(runs, i, "measured_training_runs.csv");
+    DCPLAN_ASSIGN_OR_RETURN(MeasuredRun run, ParseRun(row));
+    auto it = setup_rows.find({run.source, run.gpus});
+    if (it == setup_rows.end()) {
+      return row.Error("source", absl::StrCat("no setup row for ", run.source, " on ", run.gpus,
+                                              " GPUs in measured_training_runs_setup.csv"));
+    }
+    DCPLAN_RETURN_IF_ERROR(
+        ApplySetup(Row(setup, it->second, "measured_training_runs_setup.csv"), &run));
+    DCPLAN_RETURN_IF_ERROR(ValidateWorkload(run.workload, "workload"));
+    DCPLAN_ASSIGN_OR_RETURN(
+        run.published_mfu,
+        PublishedMfu(run.reported_flops_per_gpu, run.flops_convention, run.workload,
+                     run.hardware.accelerator().peak_flops_per_second()));
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<MeasuredRun>> ReadMeasuredRuns(const std::string& runs_path,
+                                                          const std::string& setup_path) {
+  DCPLAN_ASSIGN_OR_RETURN(std::string runs, ReadFile(runs_path));
+  DCPLAN_ASSIGN_OR_RETURN(std::string setup, ReadFile(setup_path));
+  return ParseMeasuredRuns(runs, setup);
+}
+
+absl::StatusOr<StepEstimate> PredictRun(const MeasuredRun& run,
+                                        const EfficiencyCalibration& calibration) {
+  DCPLAN_ASSIGN_OR_RETURN(WorkloadModel w, BuildWorkloadModel(run.workload));
+  Hardware hardware = run.hardware;
+  *hardware.mutable_calibration() = calibration;
+  const TrainingHardware hw = BuildTrainingHardware(hardware);
+  DCPLAN_ASSIGN_OR_RETURN(SearchResult r, SearchParallelism(w, hw, run.gpus));
+  return r.estimate;
+}
+
+std::vector<double> MinimizeInBox(const std::function<double(const std::vector<double>&)>& f,
+                                  std::vector<double> start, const std::vector<double>& step,
+                                  const std::vector<double>& lower,
+                                  const std::vector<double>& upper, int iterations) {
+  const size_t n = start.size();
+  auto clamp = [&](std::vector<double> x) {
+    for (size_t i = 0; i < n; ++i) x[i] = std::clamp(x[i], lower[i], upper[i]);
+    return x;
+  };
+  auto eval = [&](const std::vector<double>& x) { return f(clamp(x)); };
+  // Simplex: the start and one step along each axis.
+  std::vector<std::vector<double>> pts(n + 1, clamp(start));
+  for (size_t i = 0; i < n; ++i) {
+    pts[i + 1][i] += step[i];
+    pts[i + 1] = clamp(pts[i + 1]);
+    if (pts[i + 1][i] == pts[0][i])
+      pts[i + 1][i] -= step[i];  // stepped into a bound: go the other way
+  }
+  std::vector<double> vals(n + 1);
+  for (size_t i = 0; i <= n; ++i) vals[i] = eval(pts[i]);
+  auto combine = [&](const std::vector<double>& a, const std::vector<double>& b, double t) {
+    std::vector<double> x(n);
+    for (size_t j = 0; j < n; ++j) x[j] = a[j] + t * (b[j] - a[j]);
+    return x;
+  };
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<size_t> order(n + 1);
+    for (size_t i = 0; i <= n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return vals[a] < vals[b]; });
+    std::vector<std::vector<double>> p2;
+    std::vector<double> v2;
+    for (size_t i : order) {
+      p2.push_back(pts[i]);
+      v2.push_back(vals[i]);
+    }
+    pts = std::move(p2);
+    vals = std::move(v2);
+    std::vector<double> centroid(n, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) centroid[j] += pts[i][j] / static_cast<double>(n);
+    }
+    // Reflect, expand, contract, shrink (the standard coefficients 1, 2, 1/2, 1/2).
+    const std::vector<double> xr = combine(centroid, pts[n], -1.0);
+    const double fr = eval(xr);
+    if (fr < vals[0]) {
+      const std::vector<double> xe = combine(centroid, pts[n], -2.0);
+      const double fe = eval(xe);
+      if (fe < fr) {
+        pts[n] = xe;
+        vals[n] = fe;
+      } else {
+        pts[n] = xr;
+        vals[n] = fr;
+      }
+    } else if (fr < vals[n - 1]) {
+      pts[n] = xr;
+      vals[n] = fr;
+    } else {
+      const std::vector<double> xc = combine(centroid, pts[n], 0.5);
+      const double fc = eval(xc);
+      if (fc < vals[n]) {
+        pts[n] = xc;
+        vals[n] = fc;
+      } else {
+        for (size_t i = 1; i <= n; ++i) {
+          pts[i] = combine(pts[0], pts[i], 0.5);
+          vals[i] = eval(pts[i]);
+        }
+      }
+    }
+  }
+  size_t best = 0;
+  for (size_t i = 1; i <= n; ++i) {
+    if (vals[i] < vals[best]) best = i;
+  }
+  return clamp(pts[best]);
+}
+
+absl::StatusOr<FitResult> ScoreCalibration(const std::vector<MeasuredRun>& runs,
+                                           const EfficiencyCalibration& calibration) {
+  if (runs.empty()) return absl::InvalidArgumentError("no measured runs to score against");
+  FitResult r;
+  r.calibration = calibration;
+  double sum = 0;
+  for (const MeasuredRun& run : runs) {
+    DCPLAN_ASSIGN_OR_RETURN(StepEstimate e, PredictRun(run, calibration));
+    const double err = 100.0 * (units::InFraction(e.mfu) - run.published_mfu);
+    r.error_points.push_back(err);
+    sum += err * err;
+    r.max_abs_points = std::max(r.max_abs_points, std::abs(err));
+  }
+  r.rms_points = std::sqrt(sum / static_cast<double>(runs.size()));
+  return r;
+}
+
+absl::StatusOr<FitResult> FitCalibration(const std::vector<MeasuredRun>& runs,
+                                         const EfficiencyCalibration& base,
+                                         const FitBounds& bounds) {
+  auto with = [&](const std::vector<double>& x) {
+    EfficiencyCalibration c = base;
+    c.set_kernel_efficiency(x[0]);
+    c.set_scale_up_bandwidth_efficiency(x[1]);
+    c.set_scale_out_bandwidth_efficiency(x[2]);
+    c.set_memory_bound_factor(x[3]);
+    return c;
+  };
+  // Fails early (not inside the minimizer) when a run cannot be predicted at all.
+  DCPLAN_RETURN_IF_ERROR(ScoreCalibration(runs, with({0.6, 0.8, 0.8, 1.0})).status());
+  auto objective = [&](const std::vector<double>& x) {
+    absl::StatusOr<FitResult> s = ScoreCalibration(runs, with(x));
+    return s.ok() ? s->rms_points : 1e9;  // a calibration under which a run no longer fits
+  };
+  // A few starts across the box; Nelder-Mead from each; the best wins.
+  const std::vector<std::vector<double>> starts = {
+      {0.6, 0.8, 0.8, 1.0}, {0.7, 0.9, 0.6, 0.8}, {0.5, 0.7, 0.9, 1.5}};
+  const std::vector<double> step = {0.05, 0.1, 0.1, 0.3};
+  std::vector<double> best_x;
+  double best = 0;
+  for (const std::vector<double>& s : starts) {
+    std::vector<double> x = MinimizeInBox(objective, s, step, bounds.lower, bounds.upper, 400);
+    // Restart once from the result: Nelder-Mead's simplex can collapse early.
+    x = MinimizeInBox(objective, x, step, bounds.lower, bounds.upper, 400);
+    const double v = objective(x);
+    if (best_x.empty() || v < best) {
+      best = v;
+      best_x = x;
+    }
+  }
+  return ScoreCalibration(runs, with(best_x));
+}
+
+}  // namespace dcplan

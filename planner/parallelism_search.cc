@@ -1,0 +1,247 @@
+// File: planner/parallelism_search.cc
+#include "planner/parallelism_search.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
+namespace dcplan {
+namespace {
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+constexpr int64_t kMaxVirtualStages = 8;
+
+// Data-parallel degrees tried per (tp, pp): the largest, and smaller ones down to 1/16 of it.
+constexpr int kMaxDpCandidates = 16;
+constexpr int64_t kDpWindow = 16;
+constexpr int kMaxBatchDivisorCandidates = 8;
+
+// The divisors of the global batch, ascending (trial division up to its square root: at most 10^6
+// steps for the largest batch the validator allows), computed once per search.
+std::vector<int64_t> Divisors(int64_t n) {
+  std::vector<int64_t> low, high;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    low.push_back(d);
+    if (d != n / d) high.push_back(n / d);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+// Fills `out` with dp_max, then the powers of two and the largest divisors of the batch below it
+// down to dp_max / kDpWindow, distinct and descending. Returns how many.
+int DpCandidates(int64_t dp_max, const std::vector<int64_t>& batch_divisors,
+                 std::array<int64_t, kMaxDpCandidates>* out) {
+  int n = 0;
+  auto add = [&](int64_t dp) {
+    if (n >= kMaxDpCandidates || dp < 1 || dp > dp_max) return;
+    for (int i = 0; i < n; ++i) {
+      if ((*out)[i] == dp) return;
+    }
+    (*out)[n++] = dp;
+  };
+  add(dp_max);
+  const int64_t floor_dp = std::max<int64_t>(1, dp_max / kDpWindow);
+  // Divisors of the batch: every replica gets the same number of sequences.
+  auto it = std::upper_bound(batch_divisors.begin(), batch_divisors.end(), dp_max);
+  for (int k = 0; k < kMaxBatchDivisorCandidates && it != batch_divisors.begin(); ++k) {
+    --it;
+    if (*it < floor_dp) break;
+    add(*it);
+  }
+  int64_t p2 = 1;
+  while (p2 * 2 <= dp_max) p2 *= 2;
+  for (; p2 >= floor_dp; p2 /= 2) add(p2);
+  std::sort(out->begin(), out->begin() + n, std::greater<int64_t>());
+  return n;
+}
+
+double InGigabytes(units::Data d) { return units::InBytes(d) / 1e9; }
+
+// The pipeline depths searched: every depth up to 128 (uneven splits included, as Llama 3 405B's
+// 126 layers over 16 stages), and beyond that the divisors of the layer count and the powers of
+// two, so the search stays small for any layer count.
+constexpr int64_t kEveryDepthUpTo = 128;
+bool IsPipelineCandidate(int64_t pp, int64_t layers) {
+  return pp <= kEveryDepthUpTo || layers % pp == 0 || (pp & (pp - 1)) == 0;
+}
+
+// The fixed fields that can be checked before searching.
+absl::Status CheckFixed(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus) {
+  if (gpus < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the cluster needs at least one GPU to train on, got %d", gpus));
+  }
+  if (w.fixed_tp > 0) {
+    if (w.heads % w.fixed_tp != 0 || w.ffn_hidden % w.fixed_tp != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "workload.parallelism.tp %d must divide workload.heads (%d) and the ffn hidden size (%d)",
+          w.fixed_tp, w.heads, w.ffn_hidden));
+    }
+    if (w.fixed_tp > hw.scale_up_gpus) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "workload.parallelism.tp %d is larger than the scale-up domain of %d GPUs "
+          "(hardware.network.scale_up_domain_gpus)",
+          w.fixed_tp, hw.scale_up_gpus));
+    }
+  }
+  if (w.fixed_pp > w.layers) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "workload.parallelism.pp %d must be at most workload.layers (%d)", w.fixed_pp, w.layers));
+  }
+  if (w.fixed_pp > 0 && w.fixed_virtual_stages > 0 &&
+      w.fixed_pp * w.fixed_virtual_stages > w.layers) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "workload.parallelism: pp x virtual_stages = %d x %d must be at most workload.layers (%d)",
+        w.fixed_pp, w.fixed_virtual_stages, w.layers));
+  }
+  if (w.fixed_pp == 1 && w.fixed_virtual_stages > 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "workload.parallelism.virtual_stages %d needs pipeline parallelism (pp > 1), got pp 1",
+        w.fixed_virtual_stages));
+  }
+  if (w.fixed_dp > w.global_batch) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "workload.parallelism.dp %d is larger than the global batch of %d sequences: some "
+        "replicas would have no data",
+        w.fixed_dp, w.global_batch));
+  }
+  const int64_t tp = std::max<int64_t>(w.fixed_tp, 1);
+  const int64_t pp = std::max<int64_t>(w.fixed_pp, 1);
+  const int64_t dp = std::max<int64_t>(w.fixed_dp, 1);
+  // In floating point: the fixed degrees may multiply past int64 before they are compared.
+  const double product =
+      static_cast<double>(tp) * static_cast<double>(pp) * static_cast<double>(dp);
+  if (w.fixed_tp > 0 && w.fixed_pp > 0 && w.fixed_dp > 0) {
+    if (product != static_cast<double>(gpus)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "workload.parallelism: tp x pp x dp = %d x %d x %d = %.0f must equal the GPU count %d",
+          tp, pp, dp, product, gpus));
+    }
+  } else if (product > static_cast<double>(gpus)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("workload.parallelism: the fixed degrees (tp %d, pp %d, dp %d) need %.0f "
+                        "GPUs, more than the "
+                        "cluster's %d",
+                        tp, pp, dp, product, gpus));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const TrainingHardware& hw,
+                                               int64_t gpus) {
+  if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;
+  SearchResult best;
+  best.searched = !w.FullyFixed();
+  bool have = false;
+  // For the error message when nothing fits.
+  units::Data least = units::Bytes(std::numeric_limits<double>::infinity());
+  ParallelConfig least_config;
+  units::Data usable = units::Bytes(0.0);
+  int64_t no_fabric = 0;
+
+  static constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL};
+  const std::vector<int64_t> batch_divisors = Divisors(w.global_batch);
+  const int64_t tp_max = std::min<int64_t>(hw.scale_up_gpus, gpus);
+  for (int64_t tp = 1; tp <= tp_max; ++tp) {
+    if (w.fixed_tp > 0 ? tp != w.fixed_tp
+                       : (w.heads % tp != 0 || w.ffn_hidden % tp != 0 ||
+                          (w.kv_heads % tp != 0 && tp % w.kv_heads != 0))) {
+      continue;
+    }
+    const int64_t pp_max = std::min<int64_t>(w.layers, gpus / tp);
+    for (int64_t pp = 1; pp <= pp_max; ++pp) {
+      if (w.fixed_pp > 0 ? pp != w.fixed_pp : !IsPipelineCandidate(pp, w.layers)) continue;
+      if (w.fixed_dp > gpus / (tp * pp)) continue;
+      // Data-parallel degrees: the most the cluster and the batch allow, and a few smaller ones
+      // that leave GPUs idle on purpose (powers of two and divisors of the batch, down to 1/16 of
+      // it): with a small batch on a big cluster, fewer replicas with more micro-batches each can
+      // beat a pipeline that is mostly bubble.
+      const int64_t dp_max = std::min<int64_t>(gpus / (tp * pp), w.global_batch);
+      if (dp_max < 1) continue;
+      std::array<int64_t, kMaxDpCandidates> dps;
+      const int n_dp =
+          w.fixed_dp > 0 ? (dps[0] = w.fixed_dp, 1) : DpCandidates(dp_max, batch_divisors, &dps);
+      for (int i_dp = 0; i_dp < n_dp; ++i_dp) {
+        const int64_t dp = dps[i_dp];
+        const int64_t per_rank = CeilDiv(w.global_batch, dp);  // sequences per replica per step
+        for (Recompute r : kRecomputes) {
+          if (w.fixed_recompute != RECOMPUTE_UNSPECIFIED) {
+            if (r != w.fixed_recompute) continue;
+          } else if (r == RECOMPUTE_SELECTIVE && w.flash_attention) {
+            continue;  // flash attention already keeps no scores: selective only adds FLOPs
+          }
+          const int64_t v_max = pp == 1 ? 1 : std::min<int64_t>(kMaxVirtualStages, w.layers / pp);
+          for (int64_t v = 1; v <= v_max; ++v) {
+            if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
+            const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
+            const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+            for (int64_t b = b_first; b <= b_last; b *= 2) {
+              // Interleaving needs at least pp micro-batches; larger ones only make fewer.
+              if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
+              ParallelConfig c;
+              c.tp = tp;
+              c.pp = pp;
+              c.dp = dp;
+              c.micro_batch = b;
+              c.virtual_stages = v;
+              c.recompute = r;
+              const StepEstimate e = EstimateStep(w, hw, c, gpus);
+              ++best.evaluated;
+              if (!e.Feasible()) {
+                if (e.infeasible == Infeasible::kNoScaleOut) {
+                  ++no_fabric;
+                  continue;
+                }
+                if (e.memory < least) {
+                  least = e.memory;
+                  least_config = c;
+                  usable = e.memory_usable;
+                }
+                break;  // memory grows with the micro-batch
+              }
+              ++best.feasible;
+              if (!have || e.step < best.estimate.step) {
+                have = true;
+                best.config = c;
+                best.estimate = e;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  if (have) return best;
+  if (best.evaluated == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("workload %s: no parallel configuration on %d GPUs satisfies the fixed "
+                        "workload.parallelism fields",
+                        w.name.empty() ? "(unnamed)" : w.name, gpus));
+  }
+  if (no_fabric == best.evaluated) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("workload %s on %d GPUs spans more than one scale-up domain of %d GPUs, "
+                        "but the hardware has "
+                        "no scale-out network (hardware.network.nics_per_gpu is 0); set one or use "
+                        "--scale_out_gbps",
+                        w.name.empty() ? "(unnamed)" : w.name, gpus, hw.scale_up_gpus));
+  }
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "workload %s fits in no parallel configuration on %d GPUs: the least memory any of the %d "
+      "configurations tried needs is %.1f GB per GPU (%s), more than the %.1f GB usable "
+      "(hardware.accelerator.hbm_bytes x hardware.calibration.hbm_usable_fraction)",
+      w.name.empty() ? "(unnamed)" : w.name, gpus, best.evaluated, InGigabytes(least),
+      DescribeConfig(least_config), InGigabytes(usable)));
+}
+
+}  // namespace dcplan

@@ -1,0 +1,54 @@
+// File: planner/parallelism_search.h
+//
+// The parallelism search: for a workload on a cluster of G GPUs, every valid configuration (tensor,
+// pipeline and data parallel degrees, micro-batch, virtual pipeline stages, recomputation) is
+// evaluated with EstimateStep (planner/workload_model.h) and the fastest one that fits in memory is
+// returned, with its breakdown. Fields the workload fixes (Workload.parallelism) are kept; the rest
+// are searched.
+//
+// The space:
+//   - tp: 1 .. scale-up domain size, dividing heads and ffn_hidden (and kv_heads, or a multiple);
+//   - pp: 1 .. min(layers, G / tp), beyond 128 only the divisors of layers and the powers of two;
+//   - dp: floor(G / (tp pp)) capped at the global batch in sequences, and a few smaller degrees
+//     down to 1/16 of it (powers of two, divisors of the batch): GPUs left over idle and still
+//     count in MFU, so idling pays only when the batch is too small to keep the cluster busy;
+//   - recompute: none, selective (only without flash attention, where it differs from none), full;
+//   - virtual stages: 1 .. 8 with pp x v <= layers (1 when pp is 1), v > 1 only with at least pp
+//     micro-batches;
+//   - micro-batch: 1, 2, 4, ... up to the sequences per data-parallel replica; the loop stops at
+//     the first micro-batch that does not fit (memory grows with it).
+// Each configuration costs one O(1) evaluation and nothing is allocated in the loop (the batch's
+// divisors are listed once per search): millions of configurations per second
+// (planner/parallelism_search_benchmark.cc).
+//
+// Example:
+//   DCPLAN_ASSIGN_OR_RETURN(SearchResult best, SearchParallelism(workload, hardware, 8192));
+//   std::cout << DescribeConfig(best.config) << " MFU " << units::InFraction(best.estimate.mfu);
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "planner/workload_model.h"
+
+namespace dcplan {
+
+struct SearchResult {
+  ParallelConfig config;
+  StepEstimate estimate;
+  int64_t evaluated = 0;  // configurations evaluated
+  int64_t feasible = 0;   // of which fit in memory (and the network)
+  bool searched = false;  // false when the workload fixed every field
+};
+
+// The fastest feasible configuration of `workload` on `gpus` GPUs (>= 1).
+// Errors (naming fields):
+//   - InvalidArgument: a fixed field that cannot hold on this hardware (tp not dividing heads, tp
+//     above the scale-up domain, pp above layers, tp x pp x dp differing from `gpus` when all
+//     three are fixed, dp above the global batch ...).
+//   - FailedPrecondition: no configuration fits; the message gives the least memory any needed, or
+//     says the cluster spans several scale-up domains with no scale-out fabric.
+absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& workload,
+                                               const TrainingHardware& hardware, int64_t gpus);
+
+}  // namespace dcplan

@@ -1,0 +1,193 @@
+// Tests of the parallelism search: it returns the best feasible configuration (checked against an
+// independent brute force), keeps the fixed fields, and explains why nothing fits.
+#include "planner/parallelism_search.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "planner/status_matchers.h"
+#include "proto/request.pb.h"
+#include "units/units.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::IsOk;
+using ::dcplan::testing::StatusIs;
+using ::testing::HasSubstr;
+
+template <typename T>
+T Parse(const std::string& text) {
+  T message;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message)) << text;
+  return message;
+}
+
+// A DGX H100-like node: 8 GPUs of 989 TFLOP/s, 80 GB, NVLink 450 GB/s per direction, 400 Gb/s NIC.
+constexpr char kHardware[] = R"pb(
+  accelerator {
+    peak_flops_per_second: 989.4e12
+    hbm_bytes: 80e9
+    hbm_bandwidth_bytes_per_second: 3.35e12
+  }
+  server { gpus_per_server: 8 }
+  network {
+    scale_up_domain_gpus: 8
+    scale_up_bandwidth_bytes_per_second: 450e9
+    nics_per_gpu: 1
+    port_bits_per_second: 400e9
+    switch_radix: 64
+  }
+)pb";
+
+// GPT-3 175B, 1536 sequences of 2048.
+constexpr char kGpt3[] = R"pb(
+  name: "gpt3"
+  layers: 96
+  hidden: 12288
+  heads: 96
+  vocab: 50257
+  seq_len: 2048
+  global_batch_sequences: 1536
+)pb";
+
+TrainingHardware Hw() { return BuildTrainingHardware(Parse<Hardware>(kHardware)); }
+
+WorkloadModel Model(const std::string& text) {
+  return BuildWorkloadModel(Parse<Workload>(text)).value();
+}
+
+TEST(SearchParallelism, FindsAConfigurationThatFitsAndUsesTheCluster) {
+  const auto r = SearchParallelism(Model(kGpt3), Hw(), 1024);
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_TRUE(r->searched);
+  EXPECT_TRUE(r->estimate.Feasible());
+  EXPECT_LE(r->config.Gpus(), 1024);
+  EXPECT_LE(units::InBytes(r->estimate.memory), 0.9 * 80e9);
+  EXPECT_GT(r->evaluated, 100);
+  // Weights (2 bytes) and gradients (4) shard only over tp x pp (the optimizer state also over dp):
+  // 175e9 x 6 bytes / 72 GB usable = 14.6, so the model must be split at least 15 ways.
+  EXPECT_GE(r->config.tp * r->config.pp, 15);
+  // A sane MFU for a big model on H100s with the A100-fitted defaults.
+  EXPECT_GT(units::InFraction(r->estimate.mfu), 0.25);
+  EXPECT_LT(units::InFraction(r->estimate.mfu), 0.6);
+}
+
+TEST(SearchParallelism, NoConfigurationBeatsTheOneItReturns) {
+  // An independent brute force over a wider space (every micro-batch 1..8, every v 1..4) on a small
+  // model: none is faster than the search's answer.
+  const WorkloadModel w = Model(
+      "layers: 8 hidden: 1024 heads: 16 vocab: 32000 seq_len: 1024 global_batch_sequences: 64");
+  const TrainingHardware hw = Hw();
+  const auto r = SearchParallelism(w, hw, 16);
+  ASSERT_THAT(r.status(), IsOk());
+  for (int64_t tp : {1, 2, 4, 8}) {
+    for (int64_t pp = 1; pp <= 8; ++pp) {
+      const int64_t dp = 16 / (tp * pp);
+      if (dp < 1) continue;
+      for (int64_t b = 1; b <= 8; ++b) {
+        for (int64_t v = 1; v <= (pp == 1 ? 1 : 8 / pp); ++v) {
+          for (Recompute rc : {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL}) {
+            ParallelConfig c;
+            c.tp = tp;
+            c.pp = pp;
+            c.dp = dp;
+            c.micro_batch = b;
+            c.virtual_stages = v;
+            c.recompute = rc;
+            const StepEstimate e = EstimateStep(w, hw, c, 16);
+            if (!e.Feasible()) continue;
+            EXPECT_GE(units::InSeconds(e.step), units::InSeconds(r->estimate.step) * (1 - 1e-9))
+                << DescribeConfig(c) << " beats " << DescribeConfig(r->config);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SearchParallelism, KeepsTheFixedFields) {
+  const auto r = SearchParallelism(
+      Model(std::string(kGpt3) + "parallelism { tp: 8 pp: 8 recompute: RECOMPUTE_FULL }"), Hw(),
+      1024);
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_EQ(r->config.tp, 8);
+  EXPECT_EQ(r->config.pp, 8);
+  EXPECT_EQ(r->config.dp, 16);  // 1024 / (8 x 8)
+  EXPECT_EQ(r->config.recompute, RECOMPUTE_FULL);
+  EXPECT_TRUE(r->searched);  // micro-batch and virtual stages were searched
+}
+
+TEST(SearchParallelism, EvaluatesAFullyGivenConfigurationOnly) {
+  const auto r = SearchParallelism(
+      Model(std::string(kGpt3) + "parallelism { tp: 8 pp: 8 dp: 16 micro_batch: 1 "
+                                 "virtual_stages: 2 recompute: RECOMPUTE_FULL }"),
+      Hw(), 1024);
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_EQ(r->evaluated, 1);
+  EXPECT_FALSE(r->searched);
+  EXPECT_EQ(r->config.virtual_stages, 2);
+}
+
+TEST(SearchParallelism, RejectsAProductThatIsNotTheGpuCount) {
+  EXPECT_THAT(
+      SearchParallelism(Model(std::string(kGpt3) + "parallelism { tp: 8 pp: 8 dp: 8 }"), Hw(), 1024)
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("tp x pp x dp = 8 x 8 x 8 = 512 must equal the GPU count 1024")));
+}
+
+TEST(SearchParallelism, RejectsTensorParallelismBeyondTheDomain) {
+  EXPECT_THAT(
+      SearchParallelism(Model(std::string(kGpt3) + "parallelism { tp: 16 }"), Hw(), 1024).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("scale-up domain of 8 GPUs")));
+}
+
+TEST(SearchParallelism, SaysWhenTheModelFitsNowhere) {
+  // 175B on 8 GPUs: split 8 ways by tp x pp at best (the optimizer state only shards over dp), the
+  // weights, gradients and optimizer state alone are 175e9 x (2 + 4 + 12) / 8 = 394 GB a GPU.
+  const auto r = SearchParallelism(Model(kGpt3), Hw(), 8);
+  EXPECT_THAT(r.status(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                   HasSubstr("fits in no parallel configuration on 8 GPUs")));
+  EXPECT_THAT(r.status().message(), HasSubstr("72.0 GB usable"));
+}
+
+TEST(SearchParallelism, SaysWhenTheClusterHasNoScaleOutNetwork) {
+  Hardware h = Parse<Hardware>(kHardware);
+  h.mutable_network()->set_nics_per_gpu(0);
+  // 4096 GPUs and 4096 sequences: every split the search tries uses at least 1/16 of the replicas
+  // it could (256 GPUs), more than one 8-GPU domain.
+  const auto r = SearchParallelism(
+      Model("layers: 2 hidden: 512 heads: 8 vocab: 1000 seq_len: 512 global_batch_sequences: 4096"),
+      BuildTrainingHardware(h), 4096);
+  EXPECT_THAT(r.status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no scale-out network")));
+}
+
+TEST(SearchParallelism, MfuFallsAsTheClusterGrowsAtFixedBatch) {
+  // Weak in-GPU work per step as G grows: fewer micro-batches per pipeline (a larger bubble share)
+  // or more data-parallel replicas to sync; the per-GPU efficiency cannot rise.
+  double previous = 1.0;
+  for (int64_t gpus : {512, 1024, 2048, 4096}) {
+    const auto r = SearchParallelism(Model(kGpt3), Hw(), gpus);
+    ASSERT_THAT(r.status(), IsOk());
+    const double mfu = units::InFraction(r->estimate.mfu);
+    EXPECT_LE(mfu, previous + 1e-9) << gpus;
+    previous = mfu;
+  }
+}
+
+TEST(SearchParallelism, LeavesGpusIdleOnlyWhenItPays) {
+  // 1000 GPUs do not split into powers of two: the best configuration may idle a few, and MFU
+  // counts all 1000.
+  const auto r = SearchParallelism(Model(kGpt3), Hw(), 1000);
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_LE(r->config.Gpus(), 1000);
+  const StepEstimate same = EstimateStep(Model(kGpt3), Hw(), r->config, 1000);
+  EXPECT_DOUBLE_EQ(units::InFraction(same.mfu), units::InFraction(r->estimate.mfu));
+}
+
+}  // namespace
+}  // namespace dcplan

@@ -1,0 +1,627 @@
+#include "planner/sweep.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
+#include "planner/model.h"
+#include "planner/presets/presets.h"
+#include "planner/solver.h"
+#include "planner/status_macros.h"
+#include "planner/thread_pool.h"
+#include "planner/validate.h"
+#include "units/parse.h"
+
+namespace dcplan {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+
+// Most values one axis may have.
+constexpr int64_t kMaxAxisValues = 100'000'000;
+
+struct Alias {
+  const char* name;
+  const char* path;
+};
+constexpr Alias kAliases[] = {
+    {"power", "constraints.power_cap_watts"},
+    {"power_cap", "constraints.power_cap_watts"},
+    {"pue", "site.pue"},
+    {"budget", "constraints.budget_usd"},
+    {"electricity", "costs.electricity_usd_per_kwh"},
+    {"gpus", "constraints.max_gpus"},
+    {"max_gpus", "constraints.max_gpus"},
+    {"max_buildings", "site.max_buildings"},
+    {"horizon_years", "costs.horizon_years"},
+};
+
+// The fields a sweep patches into the typed model instead of rebuilding it.
+enum class Fast { kNone, kPowerCap, kPue, kElectricity, kMaxGpus, kBudget };
+
+Fast FastFieldOf(absl::string_view path) {
+  if (path == "constraints.power_cap_watts") return Fast::kPowerCap;
+  if (path == "site.pue") return Fast::kPue;
+  if (path == "costs.electricity_usd_per_kwh") return Fast::kElectricity;
+  if (path == "constraints.max_gpus") return Fast::kMaxGpus;
+  if (path == "constraints.budget_usd") return Fast::kBudget;
+  return Fast::kNone;
+}
+
+// Sets what BuildModel derives from the field `f` of value `v` (the proto's number): keep in step
+// with planner/model.cc (sweep_test checks every one of them against a rebuilt model).
+void Patch(Fast f, double v, Model* m) {
+  switch (f) {
+    case Fast::kPowerCap:
+      if (m->caps.power_cap_at != POWER_CAP_AT_SUBSTATION) {
+        m->caps.has_power_cap = v > 0;
+        m->caps.power_cap = units::Watts(v);
+      }
+      break;
+    case Fast::kPue:
+      m->site.pue = units::Fraction(v);
+      break;
+    case Fast::kElectricity:
+      m->costs.electricity = units::UsdPerKilowattHour(v);
+      break;
+    case Fast::kMaxGpus:
+      m->caps.max_gpus = static_cast<int64_t>(v);
+      break;
+    case Fast::kBudget:
+      m->caps.has_budget = v > 0;
+      m->caps.budget = units::Usd(v);
+      break;
+    case Fast::kNone:
+      break;
+  }
+}
+
+bool IsInteger(const FieldDescriptor* f) {
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_INT64:
+    case FieldDescriptor::CPPTYPE_UINT32:
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The chain of fields from PlanRequest down to the numeric field `path` names.
+absl::StatusOr<std::vector<const FieldDescriptor*>> ResolveField(absl::string_view path) {
+  std::vector<const FieldDescriptor*> chain;
+  const Descriptor* d = PlanRequest::descriptor();
+  std::vector<absl::string_view> parts = absl::StrSplit(path, '.');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const FieldDescriptor* f = d == nullptr ? nullptr : d->FindFieldByName(std::string(parts[i]));
+    if (f == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no field \"", path, "\" in PlanRequest (aliases: power, pue, budget, electricity, gpus, "
+          "max_buildings, horizon_years, preset)"));
+    }
+    if (f->is_repeated()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": repeated fields cannot be swept (", f->full_name(), ")"));
+    }
+    const bool last = i + 1 == parts.size();
+    if (!last && f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("no field \"", path, "\" in PlanRequest: ", f->name(), " is not a message"));
+    }
+    if (last) {
+      const bool numeric = f->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE ||
+                           f->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT || IsInteger(f);
+      if (!numeric) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, " is not a numeric field; sweeps vary numbers (and presets: preset=a,b)"));
+      }
+    }
+    chain.push_back(f);
+    d = f->message_type();
+  }
+  return chain;
+}
+
+// Parses one value of the field `name` (its last path part) in the unit the name gives.
+absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view text) {
+  text = absl::StripAsciiWhitespace(text);
+  double plain = 0;
+  const bool is_plain = absl::SimpleAtod(text, &plain) && std::isfinite(plain);
+  auto either = [&](auto parsed, auto read) -> absl::StatusOr<double> {
+    if (parsed.ok()) return read(*parsed);
+    if (is_plain) return plain;
+    return parsed.status();
+  };
+  if (absl::EndsWith(name, "_watts")) return either(units::ParsePower(text), units::InWatts);
+  if (absl::EndsWith(name, "_usd_per_kwh")) {
+    return either(units::ParseMoneyPerEnergy(text), units::InUsdPerKilowattHour);
+  }
+  if (absl::EndsWith(name, "_usd_per_it_watt")) {
+    return either(units::ParseMoneyPerPower(text), units::InUsdPerWatt);
+  }
+  if (absl::EndsWith(name, "_usd") || absl::EndsWith(name, "_usd_per_year")) {
+    return either(units::ParseMoney(text), units::InUsd);
+  }
+  if (absl::EndsWith(name, "_bits_per_second")) {
+    return either(units::ParseDataRate(text),
+                  [](units::DataRate r) { return units::InBytesPerSecond(r) * 8.0; });
+  }
+  if (absl::EndsWith(name, "_bytes_per_second")) {
+    return either(units::ParseDataRate(text), units::InBytesPerSecond);
+  }
+  if (absl::EndsWith(name, "_flops_per_second")) {
+    return either(units::ParseComputeRate(text), units::InFlopsPerSecond);
+  }
+  return units::ParseCount(text);
+}
+
+// `v` with the noise of repeated decimal steps removed (1.1 + 3 x 0.05 = 1.2500000000000002 -> 1.25).
+double Tidy(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
+  return std::strtod(buf, nullptr);
+}
+
+absl::StatusOr<std::vector<double>> ParseValues(absl::string_view spec, absl::string_view name,
+                                                absl::string_view text) {
+  auto value = [&](absl::string_view t) -> absl::StatusOr<double> {
+    auto v = ParseFieldValue(name, t);
+    if (!v.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", v.status().message()));
+    }
+    return *v;
+  };
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", what));
+  };
+  std::vector<double> values;
+  if (absl::StrContains(text, ':')) {
+    std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
+    if (parts.size() != 3) return error("a range is a:b:step or a:b:logN");
+    DCPLAN_ASSIGN_OR_RETURN(double a, value(parts[0]));
+    DCPLAN_ASSIGN_OR_RETURN(double b, value(parts[1]));
+    absl::string_view third = absl::StripAsciiWhitespace(parts[2]);
+    if (absl::ConsumePrefix(&third, "log")) {
+      int n = 0;
+      if (!absl::SimpleAtoi(third, &n) || n < 2 || n > kMaxAxisValues) {
+        return error("logN needs a whole N of at least 2, e.g. log20");
+      }
+      if (!(a > 0 && b > 0)) return error("a log range needs a > 0 and b > 0");
+      const double la = std::log(a), lb = std::log(b);
+      for (int i = 0; i < n; ++i) {
+        values.push_back(i == 0       ? a
+                         : i == n - 1 ? b
+                                      : Tidy(std::exp(la + (lb - la) * i / (n - 1)), 6));
+      }
+    } else {
+      DCPLAN_ASSIGN_OR_RETURN(double step, value(third));
+      if (!(step > 0)) return error("the step must be > 0");
+      if (!(b >= a)) return error("a:b:step needs a <= b");
+      const double count = std::floor((b - a) / step * (1 + 1e-12) + 1e-9) + 1;
+      if (!(count <= static_cast<double>(kMaxAxisValues))) {
+        return error(absl::StrCat("more than ", kMaxAxisValues, " values"));
+      }
+      for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+        values.push_back(std::min(b, Tidy(a + static_cast<double>(i) * step, 12)));
+      }
+    }
+  } else {
+    for (absl::string_view part : absl::StrSplit(text, ',')) {
+      DCPLAN_ASSIGN_OR_RETURN(double v, value(part));
+      values.push_back(v);
+    }
+  }
+  return values;
+}
+
+// Sets the numeric field at the end of `chain` in `request` to `v`.
+absl::Status SetField(const std::vector<const FieldDescriptor*>& chain, absl::string_view path,
+                      double v, PlanRequest* request) {
+  Message* msg = request;
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    msg = msg->GetReflection()->MutableMessage(msg, chain[i]);
+  }
+  const FieldDescriptor* f = chain.back();
+  const Reflection* r = msg->GetReflection();
+  auto out_of_range = [&](double lo, double hi) {
+    return absl::OutOfRangeError(absl::StrFormat("%s must be a whole number in [%.0f, %.0f], got %g",
+                                                 path, lo, hi, v));
+  };
+  auto in = [&](double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); };
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      r->SetDouble(msg, f, v);
+      break;
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      r->SetFloat(msg, f, static_cast<float>(v));
+      break;
+    case FieldDescriptor::CPPTYPE_INT32:
+      if (!in(-2147483648.0, 2147483647.0)) return out_of_range(-2147483648.0, 2147483647.0);
+      r->SetInt32(msg, f, static_cast<int32_t>(v));
+      break;
+    case FieldDescriptor::CPPTYPE_UINT32:
+      if (!in(0, 4294967295.0)) return out_of_range(0, 4294967295.0);
+      r->SetUInt32(msg, f, static_cast<uint32_t>(v));
+      break;
+    case FieldDescriptor::CPPTYPE_INT64:
+      if (!in(-9.0e18, 9.0e18)) return out_of_range(-9.0e18, 9.0e18);
+      r->SetInt64(msg, f, static_cast<int64_t>(v));
+      break;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      if (!in(0, 1.8e19)) return out_of_range(0, 1.8e19);
+      r->SetUInt64(msg, f, static_cast<uint64_t>(v));
+      break;
+    default:
+      return absl::InternalError(absl::StrCat(path, " is not numeric"));
+  }
+  return absl::OkStatus();
+}
+
+void FillRow(const Solution& s, SweepRow* row) {
+  const ClusterEval& e = s.eval;
+  row->status = absl::OkStatus();
+  row->gpus = e.gpus;
+  row->servers = e.servers;
+  row->racks = e.racks;
+  row->pods = e.pods;
+  row->buildings = e.buildings;
+  row->it_power = e.it_power;
+  row->facility_power = e.facility_power;
+  row->peak = e.peak;
+  row->mfu = e.mfu;
+  row->realized = e.realized;
+  row->capex = e.capex;
+  row->opex_per_year = e.opex_per_year;
+  row->tco = e.tco;
+  row->binding = s.binding;
+}
+
+void FailRow(absl::Status status, SweepRow* row) {
+  *row = SweepRow();
+  row->status = std::move(status);
+}
+
+}  // namespace
+
+std::string ResolveSweepAlias(absl::string_view name) {
+  for (const Alias& a : kAliases) {
+    if (name == a.name) return a.path;
+  }
+  return std::string(name);
+}
+
+std::string SweepAxis::ValueText(int64_t i) const {
+  if (is_preset()) return presets[i];
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), values[i]);
+  return ec == std::errc() ? std::string(buf, end) : absl::StrCat(values[i]);
+}
+
+absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
+  std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(spec, absl::MaxSplits('=', 1));
+  const absl::string_view name = absl::StripAsciiWhitespace(kv.first);
+  const absl::string_view text = absl::StripAsciiWhitespace(kv.second);
+  if (name.empty() || text.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--vary=", spec, ": expected FIELD=VALUES, e.g. power=10MW:500MW:log20 or pue=1.1,1.3"));
+  }
+  SweepAxis axis;
+  axis.path = ResolveSweepAlias(name);
+  if (axis.is_preset()) {
+    for (absl::string_view p : absl::StrSplit(text, ',')) {
+      p = absl::StripAsciiWhitespace(p);
+      if (p.empty()) return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": empty preset name"));
+      axis.presets.emplace_back(p);
+    }
+    return axis;
+  }
+  auto chain = ResolveField(axis.path);
+  if (!chain.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", chain.status().message()));
+  }
+  DCPLAN_ASSIGN_OR_RETURN(axis.values, ParseValues(spec, chain->back()->name(), text));
+  if (IsInteger(chain->back())) {
+    for (double& v : axis.values) v = std::round(v);
+  }
+  return axis;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Sweep
+// ------------------------------------------------------------------------------------------------
+
+struct Sweep::Impl {
+  // Whether one value of a patched axis is valid; decided once per value before solving.
+  enum class Check : uint8_t { kValid, kInvalid, kUnknown };
+
+  PlanRequest base;
+  std::vector<SweepAxis> axes;
+  PresetLoader load_preset;
+  std::vector<std::vector<const FieldDescriptor*>> chains;  // per axis; empty for the preset axis
+  std::vector<int64_t> strides;                              // point / stride % size = index
+  std::vector<Fast> fast;                                    // per axis
+  int preset_axis = -1;
+  int64_t size = 1;
+
+  int64_t IndexAlong(int64_t point, int axis) const {
+    return (point / strides[axis]) % axes[axis].size();
+  }
+
+  // The combination of the axes that are not patched (their indices as one number).
+  int64_t ComboOf(int64_t point, bool patch) const {
+    int64_t combo = 0;
+    for (size_t a = 0; a < axes.size(); ++a) {
+      if (patch && fast[a] != Fast::kNone) continue;
+      combo = combo * axes[a].size() + IndexAlong(point, static_cast<int>(a));
+    }
+    return combo;
+  }
+
+  absl::StatusOr<PlanRequest> StartOf(int64_t point) const {
+    if (preset_axis < 0) return base;
+    const std::string& name = axes[preset_axis].presets[IndexAlong(point, preset_axis)];
+    return load_preset(name);
+  }
+
+  // The request of `point` with every axis set (patched ones too when `all`), else with the patched
+  // axes at `stand_in` values (valid ones, so the model builds; they are patched over).
+  absl::StatusOr<PlanRequest> RequestFor(int64_t point, bool all,
+                                         const std::vector<double>* stand_in) const {
+    DCPLAN_ASSIGN_OR_RETURN(PlanRequest r, StartOf(point));
+    for (size_t a = 0; a < axes.size(); ++a) {
+      if (static_cast<int>(a) == preset_axis) continue;
+      double v;
+      if (all || fast[a] == Fast::kNone) {
+        v = axes[a].values[IndexAlong(point, static_cast<int>(a))];
+      } else {
+        v = (*stand_in)[a];
+      }
+      DCPLAN_RETURN_IF_ERROR(SetField(chains[a], axes[a].path, v, &r));
+    }
+    return r;
+  }
+
+  void SolveSlow(int64_t point, SweepRow* row) const {
+    auto request = RequestFor(point, /*all=*/true, nullptr);
+    if (!request.ok()) return FailRow(request.status(), row);
+    auto model = BuildModel(*request);
+    if (!model.ok()) return FailRow(model.status(), row);
+    auto solution = Solve(*model);
+    if (!solution.ok()) return FailRow(solution.status(), row);
+    FillRow(*solution, row);
+  }
+};
+
+Sweep::Sweep(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Sweep::Sweep(Sweep&&) noexcept = default;
+Sweep& Sweep::operator=(Sweep&&) noexcept = default;
+Sweep::~Sweep() = default;
+
+absl::StatusOr<Sweep> Sweep::Create(PlanRequest base, std::vector<SweepAxis> axes,
+                                    PresetLoader load_preset) {
+  auto impl = std::make_unique<Impl>();
+  impl->base = std::move(base);
+  impl->load_preset = load_preset ? std::move(load_preset) : [](absl::string_view name) {
+    return LoadPreset(name);
+  };
+  if (axes.empty()) return absl::InvalidArgumentError("a sweep needs at least one --vary axis");
+  double points = 1;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    const SweepAxis& axis = axes[a];
+    for (size_t b = 0; b < a; ++b) {
+      if (axes[b].path == axis.path) {
+        return absl::InvalidArgumentError(absl::StrCat(axis.path, " is swept twice"));
+      }
+    }
+    if (axis.size() == 0) return absl::InvalidArgumentError(absl::StrCat(axis.path, ": no values"));
+    points *= static_cast<double>(axis.size());
+    if (axis.is_preset()) {
+      impl->preset_axis = static_cast<int>(a);
+      impl->chains.emplace_back();
+      impl->fast.push_back(Fast::kNone);
+      for (const std::string& name : axis.presets) {
+        auto loaded = impl->load_preset(name);
+        if (!loaded.ok()) return loaded.status();
+      }
+      continue;
+    }
+    DCPLAN_ASSIGN_OR_RETURN(std::vector<const FieldDescriptor*> chain, ResolveField(axis.path));
+    impl->chains.push_back(std::move(chain));
+    impl->fast.push_back(FastFieldOf(axis.path));
+  }
+  if (points > static_cast<double>(kMaxSweepPoints)) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "the grid has %.0f points; a sweep may have at most %d", points, kMaxSweepPoints));
+  }
+  impl->axes = std::move(axes);
+  impl->size = static_cast<int64_t>(points);
+  impl->strides.assign(impl->axes.size(), 1);
+  for (int a = static_cast<int>(impl->axes.size()) - 2; a >= 0; --a) {
+    impl->strides[a] = impl->strides[a + 1] * impl->axes[a + 1].size();
+  }
+  return Sweep(std::move(impl));
+}
+
+int64_t Sweep::size() const { return impl_->size; }
+const std::vector<SweepAxis>& Sweep::axes() const { return impl_->axes; }
+int64_t Sweep::IndexAlong(int64_t point, int axis) const { return impl_->IndexAlong(point, axis); }
+
+absl::StatusOr<PlanRequest> Sweep::RequestAt(int64_t point) const {
+  if (point < 0 || point >= impl_->size) {
+    return absl::OutOfRangeError(absl::StrCat("point ", point, " is outside the grid of ",
+                                              impl_->size, " points"));
+  }
+  return impl_->RequestFor(point, /*all=*/true, nullptr);
+}
+
+absl::Status Sweep::Run(
+    const SweepOptions& options,
+    absl::FunctionRef<absl::Status(int64_t, absl::Span<const SweepRow>)> consume) const {
+  const Impl& s = *impl_;
+  std::unique_ptr<ThreadPool> own_pool;
+  if (options.pool == nullptr) own_pool = std::make_unique<ThreadPool>(options.threads);
+  ThreadPool& pool = options.pool != nullptr ? *options.pool : *own_pool;
+  const bool patch = options.patch_models;
+  const size_t n_axes = s.axes.size();
+
+  // Every value of every patched axis is checked once by the validator, set into a request that is
+  // valid without it: an error that names the field is the value's. When no such request is at
+  // hand (the start is itself invalid) the value is "unknown" and its points are solved the slow
+  // way, request by request.
+  std::vector<std::vector<Impl::Check>> checks(n_axes);
+  std::vector<std::vector<absl::Status>> errors(n_axes);
+  std::vector<double> stand_in(n_axes, 0.0);
+  if (patch) {
+    auto start = s.StartOf(0);
+    for (size_t a = 0; a < n_axes; ++a) {
+      if (s.fast[a] == Fast::kNone) continue;
+      const std::vector<double>& values = s.axes[a].values;
+      checks[a].assign(values.size(), Impl::Check::kUnknown);
+      errors[a].assign(values.size(), absl::OkStatus());
+      if (!start.ok() || !ValidateRequest(*start).ok()) continue;
+      pool.ParallelFor(static_cast<int64_t>(values.size()), 1024, [&](int64_t b, int64_t e) {
+        PlanRequest r = *start;
+        for (int64_t i = b; i < e; ++i) {
+          absl::Status set = SetField(s.chains[a], s.axes[a].path, values[i], &r);
+          absl::Status valid = set.ok() ? ValidateRequest(r) : set;
+          if (valid.ok()) {
+            checks[a][i] = Impl::Check::kValid;
+          } else if (!set.ok() || absl::StartsWith(valid.message(), s.axes[a].path)) {
+            checks[a][i] = Impl::Check::kInvalid;
+            errors[a][i] = valid;
+          }
+        }
+      });
+      // A valid value stands in for the axis while the model is built; none: every point fails.
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (checks[a][i] == Impl::Check::kValid) {
+          stand_in[a] = values[i];
+          break;
+        }
+      }
+    }
+  }
+
+  // One worker's models, by combination of the axes that are not patched, with the last answers
+  // found under each (the next point's guess).
+  struct Entry {
+    int64_t combo = -1;
+    absl::StatusOr<Model> model = absl::UnknownError("not built");
+    // The last two answers (server counts) under this model and the innermost axis's values there.
+    int64_t last = -1, before = -1;
+    double last_at = 0, before_at = 0;
+  };
+  constexpr size_t kCacheEntries = 8;
+
+  // The axes by kind, and their sizes, so that the inner loop looks nothing up.
+  std::vector<int> fast_axes, slow_axes;
+  std::vector<int64_t> sizes(n_axes);
+  for (size_t a = 0; a < n_axes; ++a) {
+    (s.fast[a] != Fast::kNone ? fast_axes : slow_axes).push_back(static_cast<int>(a));
+    sizes[a] = s.axes[a].size();
+  }
+
+  const bool inner_fast = s.fast[n_axes - 1] != Fast::kNone;
+
+  // Solves point `p`, whose index along each axis is idx[axis].
+  auto solve_point = [&](int64_t p, const std::vector<int64_t>& idx, std::vector<Entry>* cache,
+                         size_t* evict, Solution* solution, SweepRow* row) {
+    if (!patch) return s.SolveSlow(p, row);
+    // The patched axes' values first: an invalid one is the point's error, an unknown one sends
+    // the point the slow way.
+    bool unknown = false;
+    for (int a : fast_axes) {
+      const Impl::Check check = checks[a][idx[a]];
+      if (check == Impl::Check::kInvalid) return FailRow(errors[a][idx[a]], row);
+      unknown |= check == Impl::Check::kUnknown;
+    }
+    if (unknown) return s.SolveSlow(p, row);
+    int64_t combo = 0;
+    for (int a : slow_axes) combo = combo * sizes[a] + idx[a];
+    Entry* entry = nullptr;
+    for (Entry& e : *cache) {
+      if (e.combo == combo) entry = &e;
+    }
+    if (entry == nullptr) {
+      if (cache->size() < kCacheEntries) {
+        entry = &cache->emplace_back();
+      } else {
+        entry = &(*cache)[*evict];
+        *evict = (*evict + 1) % kCacheEntries;
+        *entry = Entry();
+      }
+      entry->combo = combo;
+      auto request = s.RequestFor(p, /*all=*/false, &stand_in);
+      entry->model = request.ok() ? BuildModel(*request) : request.status();
+    }
+    if (!entry->model.ok()) return FailRow(entry->model.status(), row);
+    Model& model = *entry->model;
+    for (int a : fast_axes) Patch(s.fast[a], s.axes[a].values[idx[a]], &model);
+    // Neighbouring points have neighbouring answers: extrapolate the last two along the innermost
+    // axis (in its values when it is patched, so a log-spaced power axis extrapolates exactly
+    // where the answer is proportional to the power).
+    const double at = inner_fast ? s.axes[n_axes - 1].values[idx[n_axes - 1]]
+                                 : static_cast<double>(idx[n_axes - 1]);
+    int64_t guess = entry->last;
+    if (entry->before >= 0 && entry->last_at != entry->before_at) {
+      const double g = static_cast<double>(entry->last) +
+                       static_cast<double>(entry->last - entry->before) * (at - entry->last_at) /
+                           (entry->last_at - entry->before_at);
+      guess = g >= 0 && g < 1e15 ? static_cast<int64_t>(g + 0.5) : -1;
+    }
+    absl::Status solved = SolveInto(model, guess, solution);
+    if (!solved.ok()) return FailRow(std::move(solved), row);
+    FillRow(*solution, row);
+    entry->before = entry->last;
+    entry->before_at = entry->last_at;
+    entry->last = solution->servers;
+    entry->last_at = at;
+  };
+
+  auto solve_chunk = [&](int64_t first, int64_t end, SweepRow* rows) {
+    std::vector<Entry> cache;
+    cache.reserve(kCacheEntries);
+    size_t evict = 0;
+    Solution solution;
+    std::vector<int64_t> idx(n_axes);
+    for (size_t a = 0; a < n_axes; ++a) idx[a] = s.IndexAlong(first, static_cast<int>(a));
+    for (int64_t p = first; p < end; ++p) {
+      solve_point(p, idx, &cache, &evict, &solution, &rows[p - first]);
+      // The next point: the last axis moves fastest.
+      for (int a = static_cast<int>(n_axes) - 1; a >= 0; --a) {
+        if (++idx[a] < sizes[a]) break;
+        idx[a] = 0;
+      }
+    }
+  };
+
+  const int64_t block = std::max<int64_t>(1, options.block_points);
+  const int64_t chunk = std::max<int64_t>(256, block / (16 * pool.size()));
+  std::vector<SweepRow> rows(static_cast<size_t>(std::min(block, s.size)));
+  for (int64_t first = 0; first < s.size; first += block) {
+    const int64_t n = std::min(block, s.size - first);
+    pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
+      solve_chunk(first + b, first + e, rows.data() + b);
+    });
+    DCPLAN_RETURN_IF_ERROR(consume(first, absl::MakeConstSpan(rows.data(), n)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dcplan

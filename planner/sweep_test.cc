@@ -1,0 +1,313 @@
+#include "planner/sweep.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/planner.h"
+#include "planner/presets/presets.h"
+#include "planner/status_matchers.h"
+#include "planner/test_requests.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::H100With;
+using ::dcplan::testing::IsOk;
+using ::dcplan::testing::SeedWith;
+using ::dcplan::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+SweepAxis Axis(absl::string_view spec) {
+  auto axis = ParseSweepAxis(spec);
+  EXPECT_THAT(axis.status(), IsOk()) << spec;
+  return axis.ok() ? *axis : SweepAxis();
+}
+
+// Every row of a sweep, in the order Run hands them over (checked to be grid order).
+std::vector<SweepRow> RunAll(const Sweep& sweep, const SweepOptions& options = {}) {
+  std::vector<SweepRow> rows;
+  absl::Status status = sweep.Run(options, [&](int64_t first, absl::Span<const SweepRow> block) {
+    EXPECT_EQ(first, static_cast<int64_t>(rows.size()));
+    rows.insert(rows.end(), block.begin(), block.end());
+    return absl::OkStatus();
+  });
+  EXPECT_THAT(status, IsOk());
+  return rows;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Parsing axes
+// ------------------------------------------------------------------------------------------------
+
+TEST(ParseSweepAxis, LogRangeOfPowerInMegawatts) {
+  SweepAxis a = Axis("power=10MW:500MW:log20");
+  EXPECT_EQ(a.path, "constraints.power_cap_watts");
+  ASSERT_EQ(a.size(), 20);
+  EXPECT_EQ(a.values.front(), 10e6);
+  EXPECT_EQ(a.values.back(), 500e6);
+  // 10 MW x 50^(1/19) = 12.2863 MW (ln 50 / 19 = 0.205896, e^0.205896 = 1.228630), kept to 6
+  // significant digits; the next one 10 MW x 50^(2/19) = 15.0952 MW.
+  EXPECT_EQ(a.values[1], 12.2863e6);
+  EXPECT_EQ(a.values[2], 15.0952e6);
+}
+
+TEST(ParseSweepAxis, LinearRangeEndsOnItsLastStepWithoutFloatingNoise) {
+  // 1.1 to 1.6 by 0.05: 11 values, exactly the decimals a person would write.
+  SweepAxis a = Axis("site.pue=1.1:1.6:0.05");
+  EXPECT_EQ(a.path, "site.pue");
+  ASSERT_EQ(a.size(), 11);
+  EXPECT_EQ(a.values[3], 1.25);
+  EXPECT_EQ(a.values[10], 1.6);
+  EXPECT_EQ(a.ValueText(1), "1.15");
+  // A step that does not divide the range stops before b: 10, 25, 40 MW.
+  EXPECT_THAT(Axis("power=10MW:50MW:15MW").values, ElementsAre(10e6, 25e6, 40e6));
+}
+
+TEST(ParseSweepAxis, ReadsEachValueInTheFieldsUnit) {
+  EXPECT_THAT(Axis("budget=$1B,$2.5B, 750M USD").values, ElementsAre(1e9, 2.5e9, 750e6));
+  EXPECT_EQ(Axis("budget=1e9").path, "constraints.budget_usd");
+  EXPECT_THAT(Axis("electricity=0.05 USD/kWh,$80/MWh,0.1").values, ElementsAre(0.05, 0.08, 0.1));
+  EXPECT_EQ(Axis("electricity=0.1").path, "costs.electricity_usd_per_kwh");
+  // 400 Gb/s is 4e11 bits per second, the field's unit.
+  EXPECT_THAT(Axis("hardware.network.port_bits_per_second=400Gb/s,800Gb/s").values,
+              ElementsAre(4e11, 8e11));
+  EXPECT_THAT(Axis("hardware.accelerator.peak_flops_per_second=989.4 TFLOP/s").values,
+              ElementsAre(989.4e12));
+  EXPECT_THAT(Axis("hardware.accelerator.tdp_watts=700,1kW").values, ElementsAre(700, 1000));
+}
+
+TEST(ParseSweepAxis, CountFieldsTakeSuffixesAndRoundToWholeNumbers) {
+  SweepAxis a = Axis("gpus=1K:8K:log4");
+  EXPECT_EQ(a.path, "constraints.max_gpus");
+  // 1,000 x 2^k: exact after rounding whatever exp(log()) gives.
+  EXPECT_THAT(a.values, ElementsAre(1000, 2000, 4000, 8000));
+  EXPECT_THAT(Axis("hardware.server.gpus_per_server=4:10:2.5").values, ElementsAre(4, 7, 9));
+}
+
+TEST(ParseSweepAxis, PresetAxisKeepsNames) {
+  SweepAxis a = Axis("preset=seed, h100-dgx");
+  EXPECT_TRUE(a.is_preset());
+  EXPECT_THAT(a.presets, ElementsAre("seed", "h100-dgx"));
+  EXPECT_EQ(a.ValueText(1), "h100-dgx");
+}
+
+TEST(ParseSweepAxis, ErrorsNameTheAxisAndWhatIsWrong) {
+  EXPECT_THAT(ParseSweepAxis("power"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected FIELD=VALUES")));
+  EXPECT_THAT(ParseSweepAxis("site.puee=1.2"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no field \"site.puee\"")));
+  EXPECT_THAT(ParseSweepAxis("name=a,b"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a numeric field")));
+  EXPECT_THAT(ParseSweepAxis("site=1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a numeric field")));
+  EXPECT_THAT(ParseSweepAxis("efficiency.table.points=1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("repeated")));
+  EXPECT_THAT(ParseSweepAxis("power=50MWh"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--vary=power=50MWh: expected a power such as 50MW")));
+  EXPECT_THAT(ParseSweepAxis("power=50MW:10MW:5MW"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a <= b")));
+  EXPECT_THAT(ParseSweepAxis("pue=1.1:1.5:0"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("step must be > 0")));
+  EXPECT_THAT(ParseSweepAxis("power=10MW:50MW:log1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("log20")));
+  EXPECT_THAT(ParseSweepAxis("power=0MW:50MW:log5"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a > 0")));
+  EXPECT_THAT(ParseSweepAxis("power=1:2"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a:b:step or a:b:logN")));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Grids
+// ------------------------------------------------------------------------------------------------
+
+TEST(Sweep, FirstAxisIsOutermost) {
+  Sweep s = Sweep::Create(SeedWith(""), {Axis("pue=1,1.2,1.4"), Axis("power=1MW:4MW:1MW")}).value();
+  EXPECT_EQ(s.size(), 12);
+  // Point 5 = pue index 1 (5 / 4), power index 1 (5 % 4).
+  EXPECT_EQ(s.IndexAlong(5, 0), 1);
+  EXPECT_EQ(s.IndexAlong(5, 1), 1);
+  EXPECT_EQ(s.IndexAlong(11, 0), 2);
+  EXPECT_EQ(s.IndexAlong(11, 1), 3);
+  PlanRequest r = s.RequestAt(5).value();
+  EXPECT_EQ(r.site().pue(), 1.2);
+  EXPECT_EQ(r.constraints().power_cap_watts(), 2e6);
+}
+
+TEST(Sweep, CreateRefusesBadGrids) {
+  EXPECT_THAT(Sweep::Create(SeedWith(""), {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at least one")));
+  EXPECT_THAT(
+      Sweep::Create(SeedWith(""), {Axis("power=1MW"), Axis("constraints.power_cap_watts=2MW")})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("swept twice")));
+  EXPECT_THAT(Sweep::Create(SeedWith(""), {Axis("preset=seed,h900")}).status(),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("h900")));
+  // 100,000 x 100,000 = 1e10 points > kMaxSweepPoints.
+  EXPECT_THAT(Sweep::Create(SeedWith(""),
+                            {Axis("power=1MW:100000MW:1MW"), Axis("electricity=0.00001:1:0.00001")})
+                  .status(),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("at most")));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Values
+// ------------------------------------------------------------------------------------------------
+
+TEST(Sweep, SeedPowerSweepMatchesTheFormula) {
+  // Seed servers draw 8 x 1.4 kW = 11.2 kW at PUE 1: floor(P / 11.2 kW) servers of 8 GPUs.
+  //   10 MW -> 892.9 -> 892 servers = 7,136 GPUs; 45.9 MW -> 4,098.2 -> 32,784; 46 MW -> 32,856.
+  Sweep s = Sweep::Create(SeedWith(""), {Axis("power=10MW,45.9MW,46MW")}).value();
+  std::vector<SweepRow> rows = RunAll(s);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].gpus, 7136);
+  EXPECT_EQ(rows[1].gpus, 32784);
+  EXPECT_EQ(rows[1].servers, 4098);
+  EXPECT_EQ(rows[2].gpus, 32856);
+  // 32,784 GPUs: 1 PFLOP/s each; MFU 0.62 - 0.02 log2(32,784) = 0.319986; 45,897,600 W.
+  EXPECT_DOUBLE_EQ(units::InFlopsPerSecond(rows[1].peak), 32784e15);
+  EXPECT_NEAR(units::InFraction(rows[1].mfu), 0.62 - 0.02 * std::log2(32784.0), 1e-12);
+  EXPECT_DOUBLE_EQ(units::InWatts(rows[1].facility_power), 45897600.0);
+  EXPECT_EQ(rows[1].binding, BINDING_CONSTRAINT_FACILITY_POWER);
+}
+
+TEST(Sweep, EveryRowEqualsSolvingItsRequestAlone) {
+  Sweep s = Sweep::Create(H100With("costs { facility_usd_per_it_watt: 11 }"),
+                          {Axis("power=5MW:300MW:log7"), Axis("pue=1.1,1.4")})
+                .value();
+  std::vector<SweepRow> rows = RunAll(s);
+  ASSERT_EQ(rows.size(), 14u);
+  for (int64_t i = 0; i < s.size(); ++i) {
+    Plan plan = SolvePlan(s.RequestAt(i).value()).value();
+    EXPECT_EQ(rows[i].gpus, static_cast<int64_t>(plan.counts().gpu_count())) << i;
+    EXPECT_EQ(units::InWatts(rows[i].facility_power), plan.power().facility_power_watts()) << i;
+    EXPECT_EQ(units::InUsd(rows[i].capex), plan.cost().capex_usd()) << i;
+    EXPECT_EQ(rows[i].binding, plan.binding_constraint()) << i;
+  }
+}
+
+// Every field of two rows, exactly.
+void ExpectSameRows(const std::vector<SweepRow>& a, const std::vector<SweepRow>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat("point ", i));
+    ASSERT_EQ(a[i].status, b[i].status);
+    ASSERT_EQ(a[i].gpus, b[i].gpus);
+    ASSERT_EQ(a[i].servers, b[i].servers);
+    ASSERT_EQ(a[i].racks, b[i].racks);
+    ASSERT_EQ(a[i].pods, b[i].pods);
+    ASSERT_EQ(a[i].buildings, b[i].buildings);
+    ASSERT_EQ(units::InWatts(a[i].it_power), units::InWatts(b[i].it_power));
+    ASSERT_EQ(units::InWatts(a[i].facility_power), units::InWatts(b[i].facility_power));
+    ASSERT_EQ(units::InFlopsPerSecond(a[i].peak), units::InFlopsPerSecond(b[i].peak));
+    ASSERT_EQ(units::InFraction(a[i].mfu), units::InFraction(b[i].mfu));
+    ASSERT_EQ(units::InFlopsPerSecond(a[i].realized), units::InFlopsPerSecond(b[i].realized));
+    ASSERT_EQ(units::InUsd(a[i].capex), units::InUsd(b[i].capex));
+    ASSERT_EQ(units::InUsd(a[i].opex_per_year), units::InUsd(b[i].opex_per_year));
+    ASSERT_EQ(units::InUsd(a[i].tco), units::InUsd(b[i].tco));
+    ASSERT_EQ(a[i].binding, b[i].binding);
+  }
+}
+
+TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
+  // All five patched fields at once, invalid values included (pue 0.95, electricity -0.01), a
+  // substation-measured cap (which ignores power_cap_watts) and a budget on TCO: the fast path and
+  // building every point's model from its request agree field by field.
+  for (const char* extra : {
+           "costs { facility_usd_per_it_watt: 11 maintenance_fraction_per_year: 0.05 }",
+           "site { substation { transformer_rating_va: 60e6 } } constraints { power_cap_at: "
+           "POWER_CAP_AT_SUBSTATION budget_on: BUDGET_ON_TCO } costs { facility_usd_per_it_watt: 9 "
+           "}",
+       }) {
+    SCOPED_TRACE(extra);
+    Sweep s = Sweep::Create(H100With(extra),
+                            {Axis("pue=0.95,1.2,1.5"), Axis("electricity=-0.01,0.05,0.15"),
+                             Axis("budget=0,$300M,$2B"), Axis("gpus=0,5000,100K"),
+                             Axis("power=0,3MW,7MW,20MW,45.9MW,90MW")})
+                  .value();
+    SweepOptions slow;
+    slow.patch_models = false;
+    ExpectSameRows(RunAll(s), RunAll(s, slow));
+  }
+}
+
+TEST(Sweep, RowsAreTheSameWhateverTheThreadsAndBlocks) {
+  Sweep s = Sweep::Create(H100With(""), {Axis("pue=1.1:1.5:0.1"), Axis("power=1MW:1000MW:log997")})
+                .value();
+  ASSERT_EQ(s.size(), 5 * 997);
+  SweepOptions one;
+  one.threads = 1;
+  const std::vector<SweepRow> reference = RunAll(s, one);
+  for (int threads : {2, 3}) {
+    for (int64_t block : {int64_t{1} << 16, int64_t{1000}, int64_t{7}}) {
+      SweepOptions o;
+      o.threads = threads;
+      o.block_points = block;
+      SCOPED_TRACE(absl::StrCat(threads, " threads, blocks of ", block));
+      ExpectSameRows(reference, RunAll(s, o));
+    }
+  }
+}
+
+TEST(Sweep, AnInvalidValueFailsOnlyItsOwnPoints) {
+  Sweep s =
+      Sweep::Create(SeedWith("constraints { power_cap_watts: 45.9e6 }"), {Axis("pue=0.9,1.0")})
+          .value();
+  std::vector<SweepRow> rows = RunAll(s);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_THAT(rows[0].status, StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("site.pue must be >= 1.0, got 0.9")));
+  EXPECT_EQ(rows[0].gpus, 0);
+  EXPECT_THAT(rows[1].status, IsOk());
+  EXPECT_EQ(rows[1].gpus, 32784);
+}
+
+TEST(Sweep, APointWithoutAnyCapSaysSo) {
+  Sweep s = Sweep::Create(SeedWith(""), {Axis("power=0,1MW")}).value();
+  std::vector<SweepRow> rows = RunAll(s);
+  EXPECT_THAT(rows[0].status, StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no cap")));
+  // 1 MW / 11.2 kW = 89.3: 89 servers = 712 GPUs.
+  EXPECT_EQ(rows[1].gpus, 712);
+}
+
+TEST(Sweep, PresetAxisSolvesEachPresetWithTheOtherAxes) {
+  Sweep s =
+      Sweep::Create(PlanRequest(), {Axis("preset=seed,h100-dgx"), Axis("power=45.9MW")}).value();
+  std::vector<SweepRow> rows = RunAll(s);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].gpus, 32784);  // the seed formula, as above
+  PlanRequest h100 = LoadPreset("h100-dgx").value();
+  h100.mutable_constraints()->set_power_cap_watts(45.9e6);
+  EXPECT_EQ(rows[1].gpus, static_cast<int64_t>(SolvePlan(h100).value().counts().gpu_count()));
+}
+
+TEST(Sweep, AnyNumericFieldRebuildsTheModel) {
+  // 1 kW more per seed server: 12.2 kW; 45.9 MW / 12.2 kW = 3,762.3 -> 3,762 servers = 30,096 GPUs.
+  Sweep s = Sweep::Create(SeedWith(""),
+                          {Axis("power=45.9MW"), Axis("hardware.server.overhead_watts=0,1kW")})
+                .value();
+  std::vector<SweepRow> rows = RunAll(s);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].gpus, 32784);
+  EXPECT_EQ(rows[1].gpus, 30096);
+}
+
+TEST(Sweep, AConsumerErrorStopsTheRun) {
+  Sweep s = Sweep::Create(SeedWith(""), {Axis("power=1MW:100MW:1MW")}).value();
+  SweepOptions o;
+  o.block_points = 10;
+  int calls = 0;
+  absl::Status status = s.Run(o, [&](int64_t, absl::Span<const SweepRow>) {
+    return ++calls == 3 ? absl::DataLossError("disk full") : absl::OkStatus();
+  });
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("disk full")));
+  EXPECT_EQ(calls, 3);
+}
+
+}  // namespace
+}  // namespace dcplan

@@ -1,0 +1,194 @@
+// File: planner/workload_model.h
+//
+// The first-principles step-time model of one training job (a dense decoder-only transformer) on
+// one parallel configuration: what the seed's MFU curve stands in for. Given the model, the split
+// over GPUs (tensor, pipeline, data parallel; micro-batch; interleaving; recomputation) and the
+// hardware (peak FLOP/s, HBM, the scale-up domain and the scale-out fabric), one step of training
+// takes, on the slowest pipeline stage:
+//
+//   step = m x T_mb                              m = ceil(batch / (dp x micro_batch)) micro-batches
+//        + (pp - 1) / v x T_mb                   the pipeline bubble (v = virtual stages)
+//        + exposed data-parallel gradient sync   inside the scale-up domain, then across it
+//        + optimizer step                        (memory-bound)
+//   T_mb = layers on the stage x (compute + memory-bound kernels + tensor-parallel collectives)
+//        + output layer and loss (on the last stage) + pipeline sends
+//
+// compute = FLOPs / (peak x kernel efficiency); memory-bound kernels = counted HBM traffic x factor
+// / HBM bandwidth; a collective of M bytes over n ranks costs 2 (n-1)/n x M / bandwidth plus
+// latency per step, inside the domain first and then over the NICs. Memory per GPU (weights,
+// gradients, optimizer state, activations in flight) must fit in the usable HBM.
+//
+// MFU is reported in the PaLM convention: model FLOPs per token = 6 x params + 12 x layers x
+// seq_len x hidden (no recomputation), over every GPU of the cluster at peak; HFU counts the
+// recomputation too.
+//
+// The few constants the physics cannot give (kernel efficiency, achieved link bandwidth, the
+// memory-bound factor, the overlap) come from EfficiencyCalibration;
+// examples/calibrate_efficiency.cc fits them to published runs. EstimateStep is O(1) and never
+// allocates: the parallelism search (planner/parallelism_search.h) calls it millions of times per
+// second.
+//
+// Example:
+//   DCPLAN_ASSIGN_OR_RETURN(WorkloadModel w, BuildWorkloadModel(request.workload()));
+//   TrainingHardware hw = BuildTrainingHardware(request.hardware());
+//   ParallelConfig c;
+//   c.tp = 8;
+//   c.pp = 16;
+//   c.dp = 64;
+//   StepEstimate e = EstimateStep(w, hw, c, /*cluster_gpus=*/8192);
+//   double mfu = units::InFraction(e.mfu);
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/request.pb.h"
+#include "proto/workload.pb.h"
+#include "units/units.h"
+
+namespace dcplan {
+
+// One parallel configuration. Counts are >= 1.
+struct ParallelConfig {
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t dp = 1;
+  int64_t micro_batch = 1;
+  int64_t virtual_stages = 1;
+  Recompute recompute = RECOMPUTE_NONE;
+
+  int64_t Gpus() const { return tp * pp * dp; }
+};
+
+// The constants of the model, defaults applied (planner/workload_defaults.h).
+struct CalibrationModel {
+  units::Ratio kernel_efficiency;
+  units::Ratio scale_up_bandwidth_efficiency;
+  units::Ratio scale_out_bandwidth_efficiency;
+  units::Ratio memory_bound_factor;
+  units::Ratio gradient_sync_overlap;
+  units::Time scale_up_latency;
+  units::Time scale_out_latency;
+  units::Ratio hbm_usable_fraction;
+};
+
+// The hardware as the workload model sees it.
+struct TrainingHardware {
+  units::ComputeRate peak;  // dense, at the training precision
+  units::Data hbm;          // per GPU
+  units::DataRate hbm_bandwidth;
+  int64_t scale_up_gpus = 1;            // GPUs per scale-up (NVLink) domain
+  units::DataRate scale_up_bandwidth;   // per GPU, per direction
+  units::DataRate scale_out_bandwidth;  // per GPU: NICs x port speed; 0 = no scale-out fabric
+  int64_t leaf_gpus = 0;                // GPUs under one leaf switch; 0 = no fabric
+  units::Ratio leaf_oversubscription;   // downlinks per uplink at the leaf (1 = full bisection)
+  CalibrationModel calibration;
+};
+
+// The training job, typed, defaults applied. Counts are plain numbers; sizes carry units.
+struct WorkloadModel {
+  std::string name;
+  int64_t layers = 1;
+  int64_t hidden = 1;
+  int64_t heads = 1;
+  int64_t kv_heads = 1;
+  int64_t ffn_hidden = 4;
+  int64_t vocab = 1;
+  int64_t seq_len = 1;
+  bool gated_mlp = false;
+  double params = 0;         // N: workload.params, or derived from the shape
+  double layer_params = 0;   // one layer's matrices: (N - vocab x hidden) / layers
+  int64_t global_batch = 1;  // sequences
+  units::Data precision;     // bytes per weight / activation element
+  units::Data gradient_element;
+  bool has_train_tokens = false;
+  double train_tokens = 0;
+  // Framework features (proto Framework), defaults applied.
+  bool flash_attention = true;
+  bool sequence_parallel = true;
+  bool distributed_optimizer = true;
+  bool overlap_gradient_sync = true;
+  bool pipeline_scatter_gather = true;
+  bool balance_pipeline_stages = true;
+  // The parallelism the workload fixes; 0 (or RECOMPUTE_UNSPECIFIED) = searched.
+  int64_t fixed_tp = 0;
+  int64_t fixed_pp = 0;
+  int64_t fixed_dp = 0;
+  int64_t fixed_micro_batch = 0;
+  int64_t fixed_virtual_stages = 0;
+  Recompute fixed_recompute = RECOMPUTE_UNSPECIFIED;
+  // PaLM model FLOPs per token: 6 N + 12 x layers x seq_len x hidden.
+  units::Compute model_flops_per_token;
+
+  // True when tp, pp, dp, micro-batch, virtual stages and recomputation are all fixed.
+  bool FullyFixed() const {
+    return fixed_tp > 0 && fixed_pp > 0 && fixed_dp > 0 && fixed_micro_batch > 0 &&
+           fixed_virtual_stages > 0 && fixed_recompute != RECOMPUTE_UNSPECIFIED;
+  }
+};
+
+// Why a configuration cannot run.
+enum class Infeasible {
+  kNone = 0,
+  kMemory,      // needs more HBM than is usable
+  kNoScaleOut,  // spans more than one scale-up domain with no scale-out fabric
+};
+
+// One configuration's step, on the slowest pipeline stage. The time terms add up to `step`.
+struct StepEstimate {
+  Infeasible infeasible = Infeasible::kNone;
+  int64_t micro_batches = 0;  // per pipeline per step
+  units::Time step;
+  units::Time compute;
+  units::Time memory_bound;
+  units::Time tensor_parallel;
+  units::Time pipeline_p2p;
+  units::Time pipeline_bubble;
+  units::Time data_parallel_exposed;
+  units::Time optimizer;
+  // The data-parallel sync before overlap, and its two levels.
+  units::Time data_parallel;
+  units::Time data_parallel_scale_up;
+  units::Time data_parallel_scale_out;
+  // HBM per GPU on the most loaded stage.
+  units::Data weights;
+  units::Data gradients;
+  units::Data optimizer_state;
+  units::Data activations;
+  units::Data memory;
+  units::Data memory_usable;
+  // Over every GPU of the cluster, idle ones included.
+  units::Ratio mfu;
+  units::Ratio hfu;
+  units::Compute model_flops_per_step;
+
+  bool Feasible() const { return infeasible == Infeasible::kNone; }
+};
+
+// Derived shape figures, for tests and reports.
+// Parameters of one layer from the shape alone: attention (q, k, v, o) + MLP matrices.
+double LayerParamsFromShape(const Workload& workload);
+// Parameters from the shape alone: layers x LayerParamsFromShape + vocab x hidden.
+double ParamsFromShape(const Workload& workload);
+
+// Builds the typed job from a workload that passed ValidateWorkload (planner/workload_validate.h).
+// Fails only on what validation cannot see alone (none today; kept for symmetry with BuildModel).
+absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& workload);
+
+// The calibration with its defaults applied.
+CalibrationModel BuildCalibration(const EfficiencyCalibration& calibration);
+
+// The hardware the workload model needs, from a validated request's hardware.
+TrainingHardware BuildTrainingHardware(const Hardware& hardware);
+
+// One step of `workload` on configuration `config` in a cluster of `cluster_gpus` GPUs (>=
+// config.Gpus(); the others idle and count in MFU). O(1), no allocation. A configuration that
+// cannot run still gets its figures, with `infeasible` saying why.
+StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
+                          const ParallelConfig& config, int64_t cluster_gpus);
+
+// "tp=8 pp=16 dp=64 micro_batch=1 v=1 recompute=none", for messages.
+std::string DescribeConfig(const ParallelConfig& config);
+
+}  // namespace dcplan

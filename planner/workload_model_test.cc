@@ -1,0 +1,277 @@
+// Tests of the step-time model against figures worked out by hand (derivations in the comments) and
+// published parameter counts.
+#include "planner/workload_model.h"
+
+#include <cmath>
+#include <string>
+
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "proto/request.pb.h"
+#include "units/units.h"
+
+namespace dcplan {
+namespace {
+
+using units::InBytes;
+using units::InFraction;
+using units::InSeconds;
+
+template <typename T>
+T Parse(const std::string& text) {
+  T message;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message)) << text;
+  return message;
+}
+
+// A toy workload with round numbers: one layer, h = 1000 (10 heads), f = 4000, V = 1000, s = 1000,
+// one sequence per step. P_L = 4 h^2 + 2 h f = 4e6 + 8e6 = 12e6; N = P_L + V h = 13e6.
+constexpr char kToy[] = R"pb(
+  name: "toy"
+  layers: 1
+  hidden: 1000
+  heads: 10
+  vocab: 1000
+  seq_len: 1000
+  global_batch_sequences: 1
+)pb";
+
+// Round hardware: 1 PFLOP/s at 50% kernel efficiency, 1 TB/s HBM at factor 1, 100 GB/s links with
+// no latency, 80 GB HBM, all usable.
+constexpr char kToyHardware[] = R"pb(
+  accelerator { peak_flops_per_second: 1e15 hbm_bytes: 80e9 hbm_bandwidth_bytes_per_second: 1e12 }
+  server { gpus_per_server: 8 }
+  network {
+    scale_up_domain_gpus: 8
+    scale_up_bandwidth_bytes_per_second: 100e9
+    nics_per_gpu: 1
+    port_bits_per_second: 800e9
+    switch_radix: 64
+  }
+  calibration {
+    kernel_efficiency: 0.5
+    scale_up_bandwidth_efficiency: 1
+    scale_out_bandwidth_efficiency: 1
+    memory_bound_factor: 1
+    gradient_sync_overlap: 0
+    scale_up_latency_seconds: 0
+    scale_out_latency_seconds: 0
+    hbm_usable_fraction: 1
+  }
+)pb";
+
+// kToy with `extra` merged over it (its fields replace kToy's).
+WorkloadModel Toy(const std::string& extra = "") {
+  Workload w = Parse<Workload>(kToy);
+  EXPECT_TRUE(google::protobuf::TextFormat::MergeFromString(extra, &w)) << extra;
+  return BuildWorkloadModel(w).value();
+}
+
+TrainingHardware ToyHardware() { return BuildTrainingHardware(Parse<Hardware>(kToyHardware)); }
+
+ParallelConfig Config(int64_t tp, int64_t pp, int64_t dp, int64_t b = 1, int64_t v = 1,
+                      Recompute r = RECOMPUTE_NONE) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.pp = pp;
+  c.dp = dp;
+  c.micro_batch = b;
+  c.virtual_stages = v;
+  c.recompute = r;
+  return c;
+}
+
+TEST(ParamsFromShape, ReproducesGpt3Count) {
+  // GPT-3 175B: 96 layers, h = 12288, 96 heads, V = 50257: 12 l h^2 + V h = 173.95e9 + 0.62e9 =
+  // 174.6e9, the "175B" of Brown et al. 2020.
+  const Workload w = Parse<Workload>(
+      "layers: 96 hidden: 12288 heads: 96 vocab: 50257 seq_len: 2048 global_batch_sequences: 1");
+  EXPECT_NEAR(ParamsFromShape(w), 174.57e9, 0.01e9);
+}
+
+TEST(ParamsFromShape, CountsGroupedQueryAttentionAndGatedMlp) {
+  // Llama 3 405B: 126 layers, h = 16384, 128 heads of which 8 key/value, SwiGLU f = 53248, V =
+  // 128256. Per layer: 2 h^2 (q, o) + 2 h (h 8/128) (k, v) + 3 h f = 536.9e6 + 33.6e6 + 2617.2e6 =
+  // 3187.7e6; x 126 = 401.65e9, + V h = 2.10e9: 403.75e9. Meta's 405B also counts the input
+  // embedding (2.1e9).
+  const Workload w = Parse<Workload>(
+      "layers: 126 hidden: 16384 heads: 128 kv_heads: 8 ffn_hidden: 53248 gated_mlp: true "
+      "vocab: 128256 seq_len: 8192 global_batch_sequences: 1");
+  EXPECT_NEAR(LayerParamsFromShape(w), 3187.67e6, 0.01e6);
+  EXPECT_NEAR(ParamsFromShape(w), 403.75e9, 0.01e9);
+}
+
+TEST(WorkloadModel, ModelFlopsFollowThePalmConvention) {
+  // 6 N + 12 l s h per token. For a GPT shape (N = 12 l h^2 + V h) that is Megatron's model-FLOP
+  // formula 72 l h^2 (1 + s/(6h) + V/(12 l h)); for the 1T model of Narayanan et al. (l 128, h
+  // 25600, s 2048, V 51200): 72 x 128 x 25600^2 = 6.0398e12, x (1 + 0.013333 + 0.0013021)
+  // = 6.1282e12 per token.
+  const WorkloadModel w =
+      BuildWorkloadModel(
+          Parse<Workload>("layers: 128 hidden: 25600 heads: 160 vocab: 51200 seq_len: 2048 "
+                          "global_batch_sequences: 3072"))
+          .value();
+  EXPECT_NEAR(units::InFlops(w.model_flops_per_token), 6.1282e12, 0.0001e12);
+}
+
+TEST(WorkloadModel, GivenParamsSetTheFlopsAndTheLayerSize) {
+  // params 20e6 with V h = 1e6: each of the 1 layer's matrices hold 19e6; FLOPs 6 x 20e6 + 12 x 1 x
+  // 1000 x 1000 = 132e6 per token.
+  const WorkloadModel w = Toy("params: 20e6");
+  EXPECT_DOUBLE_EQ(w.layer_params, 19e6);
+  EXPECT_DOUBLE_EQ(units::InFlops(w.model_flops_per_token), 132e6);
+}
+
+TEST(WorkloadModel, BatchInTokensRoundsUpToWholeSequences) {
+  // 16M tokens of 8192: 1953.125 sequences -> 1954.
+  const WorkloadModel w =
+      BuildWorkloadModel(
+          Parse<Workload>(
+              "layers: 1 hidden: 64 heads: 1 vocab: 1 seq_len: 8192 global_batch_tokens: 16000000"))
+          .value();
+  EXPECT_EQ(w.global_batch, 1954);
+}
+
+TEST(EstimateStep, OneGpuStepIsComputePlusMemoryPlusOptimizer) {
+  const StepEstimate e = EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 1);
+  ASSERT_TRUE(e.Feasible());
+  // Compute: per token forward 2 P_L = 24e6 plus attention 4 s h = 4e6, x 3 passes, x 1000 tokens =
+  // 8.4e10; the output layer 3 x 2 V h x 1000 = 6e9. 9.0e10 FLOP at 0.5 x 1e15 = 1.8e-4 s.
+  EXPECT_NEAR(InSeconds(e.compute), 1.8e-4, 1e-12);
+  // Memory-bound: (10 h + 2 f + 6 h) = 24,000 elements a token forward, x 3 passes, x 1000 tokens x
+  // 2 bytes = 1.44e8 bytes; the logits 16 V = 16,000 bytes a token = 1.6e7. 1.6e8 bytes at 1 TB/s.
+  EXPECT_NEAR(InSeconds(e.memory_bound), 1.6e-4, 1e-12);
+  // Adam: 13e6 parameters x (4 gradient + 24 + 2) bytes = 3.9e8 bytes at 1 TB/s.
+  EXPECT_NEAR(InSeconds(e.optimizer), 3.9e-4, 1e-12);
+  EXPECT_EQ(InSeconds(e.tensor_parallel), 0.0);
+  EXPECT_EQ(InSeconds(e.pipeline_bubble), 0.0);
+  EXPECT_EQ(InSeconds(e.data_parallel), 0.0);
+  EXPECT_NEAR(InSeconds(e.step), 7.3e-4, 1e-12);
+  // MFU: 1000 tokens x (6 x 13e6 + 12 x 1000 x 1000) = 9e10 FLOP in 7.3e-4 s on 1 PFLOP/s.
+  EXPECT_NEAR(InFraction(e.mfu), 9e10 / 7.3e-4 / 1e15, 1e-12);
+  EXPECT_NEAR(InFraction(e.hfu), InFraction(e.mfu), 1e-15);  // nothing recomputed
+}
+
+TEST(EstimateStep, MemoryCountsWeightsGradientsOptimizerAndActivations) {
+  const StepEstimate e = EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 1);
+  // 13e6 parameters: weights x 2 bytes, gradients x 4, fp32 master + Adam m, v x 12.
+  EXPECT_DOUBLE_EQ(InBytes(e.weights), 26e6);
+  EXPECT_DOUBLE_EQ(InBytes(e.gradients), 52e6);
+  EXPECT_DOUBLE_EQ(InBytes(e.optimizer_state), 156e6);
+  // Activations (Korthikanti et al.): 1000 tokens x (10 h + 8 h + 4 f) = 3.4e7 bytes for the layer,
+  // plus the fp32 logits and their gradient, 8 V = 8,000 bytes a token = 8e6.
+  EXPECT_DOUBLE_EQ(InBytes(e.activations), 4.2e7);
+  EXPECT_DOUBLE_EQ(InBytes(e.memory), 276e6);
+}
+
+TEST(EstimateStep, FullRecomputationCostsAForwardPassAndSavesActivations) {
+  const WorkloadModel w = Toy();
+  const StepEstimate none = EstimateStep(w, ToyHardware(), Config(1, 1, 1), 1);
+  const StepEstimate full =
+      EstimateStep(w, ToyHardware(), Config(1, 1, 1, 1, 1, RECOMPUTE_FULL), 1);
+  // One more forward of the layer: 2.8e10 FLOP = 5.6e-5 s more compute.
+  EXPECT_NEAR(InSeconds(full.compute - none.compute), 5.6e-5, 1e-12);
+  // HFU counts it: (9e10 + 1000 x (2 P_L + 4 s h) = 2.8e10) / 9e10 of MFU.
+  EXPECT_NEAR(InFraction(full.hfu) / InFraction(full.mfu), 11.8 / 9.0, 1e-12);
+  // Stored: the layer input 2 h bytes a token = 2e6, plus the one layer recomputed (3.4e7), plus
+  // logits 8e6, instead of 3.4e7 + 8e6.
+  EXPECT_DOUBLE_EQ(InBytes(full.activations), 2e6 + 3.4e7 + 8e6);
+}
+
+TEST(EstimateStep, TensorParallelAllReducesUseTheScaleUpLink) {
+  // tp 2: four all-reduces a layer (two forward, two backward) of 1000 tokens x h x 2 bytes = 2e6
+  // bytes; a ring all-reduce over 2 ranks moves 2 (2-1)/2 x 2e6 = 2e6 bytes at 100 GB/s = 2e-5 s.
+  const StepEstimate e = EstimateStep(Toy(), ToyHardware(), Config(2, 1, 1), 2);
+  EXPECT_NEAR(InSeconds(e.tensor_parallel), 4 * 2e-5, 1e-12);
+  // With full recomputation the forward's two all-reduces run again: six.
+  const StepEstimate full =
+      EstimateStep(Toy(), ToyHardware(), Config(2, 1, 1, 1, 1, RECOMPUTE_FULL), 2);
+  EXPECT_NEAR(InSeconds(full.tensor_parallel), 6 * 2e-5, 1e-12);
+}
+
+TEST(EstimateStep, DataParallelSyncIsHierarchical) {
+  // dp 16 with tp 1 and 8-GPU domains: 8 replicas a domain, 2 domains. The distributed optimizer
+  // reduce-scatters 13e6 x 4 = 52e6 bytes of gradients and all-gathers 13e6 x 2 = 26e6 bytes of
+  // weights. In the domain: (7/8) x (52e6 + 26e6) at 100 GB/s = 6.825e-4 s. Across: each GPU
+  // carries 1/8, (1/2) x (78e6 / 8) at 800 Gb/s = 100 GB/s: 4.875e-5 s.
+  const WorkloadModel w = Toy("global_batch_sequences: 16");
+  const StepEstimate e = EstimateStep(w, ToyHardware(), Config(1, 1, 16), 16);
+  EXPECT_NEAR(InSeconds(e.data_parallel_scale_up), 6.825e-4, 1e-12);
+  EXPECT_NEAR(InSeconds(e.data_parallel_scale_out), 4.875e-5, 1e-12);
+  // No overlap in this calibration: all of it is exposed.
+  EXPECT_NEAR(InSeconds(e.data_parallel_exposed), 6.825e-4 + 4.875e-5, 1e-12);
+  // A plain all-reduce (no distributed optimizer) moves the gradients twice instead: 2 x 52e6.
+  const StepEstimate ar =
+      EstimateStep(Toy("global_batch_sequences: 16 framework { distributed_optimizer: false }"),
+                   ToyHardware(), Config(1, 1, 16), 16);
+  EXPECT_NEAR(InSeconds(ar.data_parallel_scale_up), 2 * (7.0 / 8) * 52e6 / 100e9, 1e-12);
+}
+
+TEST(EstimateStep, PipelineBubbleShrinksWithMicroBatchesAndVirtualStages) {
+  // 8 layers over 4 stages, 16 micro-batches: the bubble is (p - 1) / v micro-batch times, i.e.
+  // (p - 1) / (v m) of the pipelined time.
+  const WorkloadModel w =
+      Toy("layers: 8 global_batch_sequences: 16 framework { "
+          "balance_pipeline_stages: false }");
+  for (int64_t v : {1, 2}) {
+    const StepEstimate e = EstimateStep(w, ToyHardware(), Config(1, 4, 1, 1, v), 4);
+    ASSERT_EQ(e.micro_batches, 16);
+    const double pipelined =
+        InSeconds(e.compute + e.memory_bound + e.tensor_parallel + e.pipeline_p2p);
+    EXPECT_NEAR(InSeconds(e.pipeline_bubble) / pipelined, 3.0 / (v * 16.0), 1e-12) << v;
+  }
+}
+
+TEST(EstimateStep, BalancedStagesMoveLayersOffTheOutputStage) {
+  // 8 layers over 2 stages with a large vocabulary (V = 50,000), 4 micro-batches. One layer takes
+  // 8.4e10 / 5e14 = 1.68e-4 s of compute and 1.44e-4 s of memory-bound work: 3.12e-4 s. The output
+  // layer takes 3 x 2 V h x 1000 = 3e11 FLOP = 6e-4 s and 16 V x 1000 = 8e8 bytes = 8e-4 s: 1.4e-3
+  // s, about 4.5 layers. Uniform: the last stage holds 4 layers and the output layer: compute 4 x
+  // (4 x 1.68e-4 + 6e-4). Balanced: the crossing k* = (8 x 3.12e-4 + 1.4e-3) / (2 x 3.12e-4)
+  // = 6.24; k = 6 leaves the last stage 2 layers + output (2.024e-3 s) against 6 layers (1.872e-3
+  // s), k = 7 gives 7 layers (2.184e-3 s): the slowest stage is 2 layers + output: compute 4 x (2
+  // x 1.68e-4 + 6e-4).
+  const std::string shape = "layers: 8 vocab: 50000 global_batch_sequences: 4 ";
+  const WorkloadModel uniform = Toy(shape + "framework { balance_pipeline_stages: false }");
+  const WorkloadModel balanced = Toy(shape);
+  const StepEstimate u = EstimateStep(uniform, ToyHardware(), Config(1, 2, 1), 2);
+  const StepEstimate b = EstimateStep(balanced, ToyHardware(), Config(1, 2, 1), 2);
+  EXPECT_NEAR(InSeconds(u.compute), 4 * (4 * 1.68e-4 + 6e-4), 1e-12);
+  EXPECT_NEAR(InSeconds(b.compute), 4 * (2 * 1.68e-4 + 6e-4), 1e-12);
+  EXPECT_LT(InSeconds(b.step), InSeconds(u.step));
+}
+
+TEST(EstimateStep, IdleGpusCountInMfu) {
+  // The same step on 1 GPU of a 2-GPU cluster: half the MFU.
+  const StepEstimate one = EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 1);
+  const StepEstimate two = EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 2);
+  EXPECT_NEAR(InFraction(two.mfu), InFraction(one.mfu) / 2, 1e-15);
+}
+
+TEST(EstimateStep, FlagsWhatDoesNotFit) {
+  // 80 GB cannot hold a 1e12-parameter model on one GPU (16 bytes a parameter).
+  const StepEstimate e = EstimateStep(Toy("params: 1e12"), ToyHardware(), Config(1, 1, 1), 1);
+  EXPECT_EQ(e.infeasible, Infeasible::kMemory);
+  // 16 GPUs span two 8-GPU domains: without a scale-out network that cannot run.
+  Hardware no_fabric = Parse<Hardware>(kToyHardware);
+  no_fabric.mutable_network()->set_nics_per_gpu(0);
+  const StepEstimate f = EstimateStep(Toy("global_batch_sequences: 16"),
+                                      BuildTrainingHardware(no_fabric), Config(1, 1, 16), 16);
+  EXPECT_EQ(f.infeasible, Infeasible::kNoScaleOut);
+}
+
+TEST(EstimateStep, NeverAllocatesOrThrowsOnLargeClusters) {
+  // A million GPUs of a small model: all figures finite.
+  const WorkloadModel w = Toy("global_batch_sequences: 1000000");
+  const StepEstimate e = EstimateStep(w, ToyHardware(), Config(1, 1, 1000000), 1000000);
+  EXPECT_TRUE(std::isfinite(InSeconds(e.step)));
+  EXPECT_GT(InFraction(e.mfu), 0);
+}
+
+TEST(DescribeConfig, NamesEveryField) {
+  EXPECT_EQ(DescribeConfig(Config(8, 16, 64, 1, 2, RECOMPUTE_FULL)),
+            "tp=8 pp=16 dp=64 micro_batch=1 virtual_stages=2 recompute=full");
+}
+
+}  // namespace
+}  // namespace dcplan

@@ -1,0 +1,163 @@
+// Tests of the Workload and EfficiencyCalibration validator: each requirement in
+// proto/workload.proto gives an error naming the field and the value; a request with a workload is
+// checked through ValidateRequest.
+#include "planner/workload_validate.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "planner/status_matchers.h"
+#include "planner/test_requests.h"
+#include "planner/validate.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::IsOk;
+using ::dcplan::testing::StatusIs;
+using ::testing::HasSubstr;
+
+constexpr char kValid[] = R"pb(
+  layers: 126
+  hidden: 16384
+  heads: 128
+  vocab: 128256
+  seq_len: 8192
+  global_batch_tokens: 16000000
+)pb";
+
+Workload With(const std::string& extra) {
+  Workload w;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(kValid, &w));
+  EXPECT_TRUE(google::protobuf::TextFormat::MergeFromString(extra, &w)) << extra;
+  return w;
+}
+
+absl::Status Check(const std::string& extra) { return ValidateWorkload(With(extra), "workload"); }
+
+TEST(ValidateWorkload, AcceptsAValidWorkload) {
+  EXPECT_THAT(Check(""), IsOk());
+  EXPECT_THAT(
+      Check("kv_heads: 8 ffn_hidden: 53248 gated_mlp: true params: 405e9 train_tokens: 15e12 "
+            "parallelism { tp: 8 pp: 16 dp: 64 micro_batch: 1 virtual_stages: 7 "
+            "recompute: RECOMPUTE_FULL }"),
+      IsOk());
+}
+
+TEST(ValidateWorkload, NamesTheFieldAndValue) {
+  EXPECT_THAT(Check("hidden: 16385"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.hidden 16385 must be divisible by workload.heads (128)"));
+  EXPECT_THAT(Check("layers: 0"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload.layers must be >= 1, got 0"));
+  EXPECT_THAT(Check("heads: 0"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload.heads must be >= 1, got 0"));
+  EXPECT_THAT(Check("kv_heads: 3"), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                             HasSubstr("workload.kv_heads 3 must divide")));
+  EXPECT_THAT(Check("vocab: 0"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload.vocab must be >= 1, got 0"));
+  EXPECT_THAT(Check("seq_len: 0"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload.seq_len must be >= 1, got 0"));
+  EXPECT_THAT(Check("layers: 100001"), StatusIs(absl::StatusCode::kOutOfRange,
+                                                "workload.layers must be <= 100000, got 100001"));
+}
+
+TEST(ValidateWorkload, ChecksParams) {
+  EXPECT_THAT(Check("params: -1"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                            HasSubstr("workload.params must be in")));
+  EXPECT_THAT(Check("params: nan"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             "workload.params must be finite, got nan"));
+  // The output layer alone is 128256 x 16384 = 2.1e9 parameters.
+  EXPECT_THAT(Check("params: 1e9"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("must be more than the output layer alone")));
+}
+
+TEST(ValidateWorkload, NeedsExactlyOneBatchSize) {
+  EXPECT_THAT(Check("global_batch_sequences: 2048"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("got both")));
+  Workload w = With("");
+  w.clear_global_batch_tokens();
+  EXPECT_THAT(ValidateWorkload(w, "workload"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("got neither")));
+  EXPECT_THAT(Check("global_batch_tokens: 1000000000001"),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("global_batch_tokens")));
+}
+
+TEST(ValidateWorkload, ChecksPrecisionAndTrainTokens) {
+  EXPECT_THAT(
+      Check("precision_bytes: 0"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "workload.precision_bytes must be >= 1, got 0"));
+  EXPECT_THAT(Check("gradient_bytes: 9"), StatusIs(absl::StatusCode::kOutOfRange,
+                                                   "workload.gradient_bytes must be <= 8, got 9"));
+  EXPECT_THAT(Check("train_tokens: -1"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("workload.train_tokens must be in [0, 1e+18]")));
+}
+
+TEST(ValidateWorkload, ChecksTheParallelism) {
+  EXPECT_THAT(Check("parallelism { tp: 3 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("workload.parallelism.tp 3 must divide workload.heads (128)")));
+  EXPECT_THAT(Check("parallelism { pp: 127 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.parallelism.pp 127 must be <= workload.layers (126)"));
+  EXPECT_THAT(Check("parallelism { pp: 16 virtual_stages: 8 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("workload.parallelism.virtual_stages 8 x pp 16")));
+  Workload w = With("");
+  w.mutable_parallelism()->set_recompute(static_cast<Recompute>(7));
+  EXPECT_THAT(ValidateWorkload(w, "workload"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.parallelism.recompute must be a known Recompute value, got 7"));
+}
+
+TEST(ValidateCalibration, ChecksEveryField) {
+  auto check = [](const std::string& text) {
+    EfficiencyCalibration c;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &c)) << text;
+    return ValidateCalibration(c, "hardware.calibration");
+  };
+  EXPECT_THAT(check(""), IsOk());
+  EXPECT_THAT(check("kernel_efficiency: 1.2"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "hardware.calibration.kernel_efficiency must be in (0, 1], got 1.2"));
+  EXPECT_THAT(check("kernel_efficiency: 0"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be in (0, 1]")));
+  EXPECT_THAT(check("scale_out_bandwidth_efficiency: inf"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be finite, got inf")));
+  EXPECT_THAT(check("memory_bound_factor: 101"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("memory_bound_factor")));
+  EXPECT_THAT(check("gradient_sync_overlap: 0"), IsOk());  // [0, 1]: no overlap is fine
+  EXPECT_THAT(check("scale_up_latency_seconds: -1e-6"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("scale_up_latency_seconds")));
+  EXPECT_THAT(check("hbm_usable_fraction: 0"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hbm_usable_fraction")));
+}
+
+TEST(ValidateRequest, ChecksTheWorkloadAndTheHardwareItNeeds) {
+  // The seed's toy hardware says nothing about HBM: a workload cannot be planned on it.
+  PlanRequest seed = testing::SeedWith(absl::StrCat("workload {", kValid, "}"));
+  EXPECT_THAT(ValidateRequest(seed),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("a workload needs hardware.accelerator.hbm_bytes")));
+  PlanRequest h100 = testing::H100With(absl::StrCat(
+      "hardware { accelerator { hbm_bytes: 80e9 hbm_bandwidth_bytes_per_second: 3.35e12 } "
+      "network { scale_up_bandwidth_bytes_per_second: 450e9 } } workload {",
+      kValid, "}"));
+  EXPECT_THAT(ValidateRequest(h100), IsOk());
+  h100.mutable_workload()->set_hidden(100);
+  EXPECT_THAT(ValidateRequest(h100), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                              HasSubstr("workload.hidden 100 must be divisible")));
+  h100.mutable_workload()->set_hidden(16384);
+  h100.mutable_hardware()->mutable_calibration()->set_kernel_efficiency(2);
+  EXPECT_THAT(ValidateRequest(h100),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("hardware.calibration.kernel_efficiency must be in (0, 1]")));
+}
+
+}  // namespace
+}  // namespace dcplan

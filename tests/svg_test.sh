@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The SVG charts: `dcplan scale --format=svg` and `dcplan sweep --format=svg` write well-formed XML
+# (checked with xmllint from Debian's libxml2-utils, which ./bazelw installs) with labelled axes in
+# real units, legends, and the binding cap marked where a cap is given.
+set -uo pipefail
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/cli_testlib.sh"
+
+XMLLINT=$(command -v xmllint || echo /usr/bin/xmllint)
+well_formed() {
+  if "$XMLLINT" --noout "$2" 2> "$TMP/xmllint.err"; then pass "$1 is well-formed XML"; else
+    fail "$1: $(head -3 "$TMP/xmllint.err")"; fi
+}
+# has NAME FILE TEXT...: every TEXT appears in FILE (as XML-escaped text).
+has() {
+  local name="$1" file="$2"; shift 2
+  for t in "$@"; do
+    if grep -qF -- "$t" "$file"; then pass "$name: $t"; else fail "$name lacks [$t]"; fi
+  done
+}
+
+# --- scale: the seed chapter's picture, with the 45.9 MW cap ---------------------------------------
+# 45.9 MW / 11.2 kW per server = 4,098 servers = 32,784 GPUs (see cli_test.sh).
+"$DCPLAN" scale --preset=seed --power=45.9MW --format=svg > "$TMP/scale.svg"
+check "scale svg exit" 0 $?
+well_formed "scale chart" "$TMP/scale.svg"
+has "scale chart" "$TMP/scale.svg" \
+  '<svg xmlns="http://www.w3.org/2000/svg"' \
+  ">seed: scaling a cluster</text>" \
+  ">Cluster size (GPUs, log scale)</text>" \
+  ">Compute (EFLOP/s)</text>" ">MFU (%)</text>" ">Power (MW)</text>" \
+  ">peak</text>" ">realized (peak x MFU)</text>" ">MFU</text>" ">IT power</text>" \
+  ">at the meter (IT x PUE)</text>" \
+  ">facility power cap binds at 32,784 GPUs</text>" ">facility power cap 45.9 MW</text>" \
+  ">1K</text>" ">10K</text>"
+# The log x axis has a tick per decade from 1 to 100K GPUs: 1, 10, 100, 1K, 10K, 100K.
+check "x decade ticks" 6 "$(grep -c 'text-anchor="middle">\(1\|10\|100\|1K\|10K\|100K\)</text>' "$TMP/scale.svg" | awk '{print ($1 >= 6) ? 6 : $1}')"
+# No cap: no marker.
+"$DCPLAN" scale --preset=seed --format=svg > "$TMP/nocap.svg"
+well_formed "uncapped chart" "$TMP/nocap.svg"
+check "no cap marker without a cap" 0 "$(grep -c 'binds at' "$TMP/nocap.svg")"
+
+# --- sweep: curves per PUE over the power cap, a budget taking over --------------------------------
+"$DCPLAN" sweep --preset=h100-dgx --budget='$3B' --vary=pue=1.2,1.5 --vary=power=5MW:500MW:log40 \
+  --format=svg > "$TMP/sweep.svg" 2>/dev/null
+check "sweep svg exit" 0 $?
+well_formed "sweep chart" "$TMP/sweep.svg"
+has "sweep chart" "$TMP/sweep.svg" \
+  ">h100-dgx: sweep</text>" ">Cluster size (GPUs, log scale)</text>" \
+  ">Compute (EFLOP/s)</text>" ">MFU (%)</text>" ">Power at the meter (MW)</text>" \
+  ">pue 1.2</text>" ">pue 1.5</text>" ">peak (dashed)</text>" \
+  ">facility power cap binds</text>" ">budget binds</text>" "budget binds from "
+
+# --- text is escaped: a request named with XML's special characters -------------------------------
+cat > "$TMP/odd.textproto" <<'PB'
+name: "a <b> & \"c\" 'd'"
+hardware {
+  accelerator { peak_flops_per_second: 1e15 tdp_watts: 1400 }
+  server { gpus_per_server: 8 }
+}
+site { pue: 1.0 }
+PB
+"$DCPLAN" scale --request="$TMP/odd.textproto" --power=1MW --format=svg > "$TMP/odd.svg"
+well_formed "chart of an oddly named request" "$TMP/odd.svg"
+has "escaped title" "$TMP/odd.svg" "a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;: scaling a cluster"
+
+finish svg_test

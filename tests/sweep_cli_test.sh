@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# End-to-end tests of `dcplan sweep`: the same CSV (and JSON lines) on 1 and 2 threads for 12,500
+# points, the header, rows worked out by hand from the seed formula and equal to `dcplan fit`,
+# invalid values as error rows, --out, the rate line on stderr, and one-line errors for bad flags.
+set -uo pipefail
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/cli_testlib.sh"
+
+# --- 12,500 points: identical output whatever the thread count --------------------------------------
+# 5 PUEs x 2,500 log-spaced caps from 1 MW to 1 GW, h100-dgx with a budget so that two caps take turns.
+grid=(--preset=h100-dgx --budget='$3B' --vary=pue=1.1:1.5:0.1 --vary=power=1MW:1000MW:log2500)
+"$DCPLAN" sweep "${grid[@]}" --threads=1 > "$TMP/t1.csv" 2> "$TMP/t1.err"
+check "sweep exit (1 thread)" 0 $?
+"$DCPLAN" sweep "${grid[@]}" --threads=2 > "$TMP/t2.csv" 2> "$TMP/t2.err"
+check "sweep exit (2 threads)" 0 $?
+check "12,500 rows and a header" 12501 "$(wc -l < "$TMP/t1.csv")"
+if cmp -s "$TMP/t1.csv" "$TMP/t2.csv"; then pass "same CSV on 1 and 2 threads"; else
+  fail "CSV differs between 1 and 2 threads: $(diff "$TMP/t1.csv" "$TMP/t2.csv" | head -3)"; fi
+"$DCPLAN" sweep "${grid[@]}" --threads=2 --format=jsonl > "$TMP/t2.jsonl" 2>/dev/null
+"$DCPLAN" sweep "${grid[@]}" --threads=1 --format=jsonl > "$TMP/t1.jsonl" 2>/dev/null
+if cmp -s "$TMP/t1.jsonl" "$TMP/t2.jsonl"; then pass "same JSON lines on 1 and 2 threads"; else
+  fail "JSON lines differ between 1 and 2 threads"; fi
+check "12,500 JSON lines" 12500 "$(wc -l < "$TMP/t1.jsonl")"
+# Both caps bind somewhere in the grid (the budget at high power), and rows are in grid order: the
+# PUE column steps 1.1 -> 1.5 once, each held for 2,500 rows.
+check "budget binds in some rows" yes \
+  "$(grep -q BINDING_CONSTRAINT_BUDGET "$TMP/t1.csv" && echo yes)"
+check "facility power binds in some rows" yes \
+  "$(grep -q BINDING_CONSTRAINT_FACILITY_POWER "$TMP/t1.csv" && echo yes)"
+check "grid order" "2500 1.1
+2500 1.2
+2500 1.3
+2500 1.4
+2500 1.5" "$(tail -n +2 "$TMP/t1.csv" | cut -d, -f1 | uniq -c | awk '{print $1, $2}')"
+# The rate line, on stderr only; no progress bar when stderr is not a terminal.
+check "one line on stderr" 1 "$(wc -l < "$TMP/t2.err")"
+grep -q "dcplan sweep: 12,500 points in .* on 2 threads: .*M points/s solved" "$TMP/t2.err" &&
+  pass "rate line" || fail "rate line: $(cat "$TMP/t2.err")"
+
+# --- the header and rows by hand -------------------------------------------------------------------
+# Seed servers: 8 GPUs x 1.4 kW = 11.2 kW at PUE 1.0, so floor(P / 11.2 kW) servers:
+#   10 MW -> 892.86 -> 892 servers = 7,136 GPUs, 9,990,400 W; 45.9 MW -> 4,098 -> 32,784 GPUs;
+#   46 MW -> 4,107 -> 32,856 GPUs. Peak = GPUs x 1e15 FLOP/s.
+"$DCPLAN" sweep --preset=seed --vary=power=10MW,45.9MW,46MW > "$TMP/seed.csv" 2>/dev/null
+check "header" "constraints.power_cap_watts,gpu_count,server_count,rack_count,pod_count,building_count,it_power_watts,facility_power_watts,peak_flops_per_second,mfu,realized_flops_per_second,capex_usd,opex_usd_per_year,tco_usd,binding_constraint,error" \
+  "$(head -1 "$TMP/seed.csv")"
+check "10 MW row" "1e+07,7136,892,9990400,7.136e+18,BINDING_CONSTRAINT_FACILITY_POWER" \
+  "$(sed -n 2p "$TMP/seed.csv" | cut -d, -f1,2,3,8,9,15)"
+check "45.9 MW gpus" 32784 "$(sed -n 3p "$TMP/seed.csv" | cut -d, -f2)"
+check "46 MW gpus" 32856 "$(sed -n 4p "$TMP/seed.csv" | cut -d, -f2)"
+# ... and each equals `dcplan fit` at the same cap.
+for p in 10MW 45.9MW 46MW; do
+  "$DCPLAN" fit --preset=seed --power=$p --format=json > "$TMP/fit.json"
+  fit=$(json_get "$TMP/fit.json" "p['counts']['gpu_count']")
+  row=$(grep -c "^[^,]*,$fit," "$TMP/seed.csv")
+  check "sweep row equals fit at $p ($fit GPUs)" 1 "$row"
+done
+# MFU at 32,784 GPUs: 0.62 - 0.02 log2(32,784) = 0.62 - 0.02 x 15.000704 = 0.319986
+check "mfu at 45.9 MW" 0.31998 "$(sed -n 3p "$TMP/seed.csv" | cut -d, -f10 | cut -c1-7)"
+
+# A log axis: 10 MW x 50^(k/19), to 6 significant digits: 10 MW, 12.2863 MW, 15.0952 MW, ...
+"$DCPLAN" sweep --preset=seed --vary=power=10MW:500MW:log20 > "$TMP/log.csv" 2>/dev/null
+check "log axis" "1e+07 12286300 15095200" "$(sed -n 2,4p "$TMP/log.csv" | cut -d, -f1 | tr '\n' ' ' | sed 's/ $//')"
+check "log axis ends at 500 MW" 5e+08 "$(tail -1 "$TMP/log.csv" | cut -d, -f1)"
+
+# Two axes: the first outermost. JSON lines name the axes by field path.
+"$DCPLAN" sweep --preset=seed --vary=pue=1.0,1.4 --vary=power=14MW,28MW --format=jsonl > "$TMP/two.jsonl" 2>/dev/null
+# 14 MW at PUE 1.4: 14e6 / (11.2 kW x 1.4) = 892.86 -> 892 servers = 7,136 GPUs; at PUE 1.0: 1,250.
+check "two axes, grid order" "1 14000000 10000
+1 28000000 20000
+1.4 14000000 7136
+1.4 28000000 14280" "$(python3 -c "
+import json
+for line in open('$TMP/two.jsonl'):
+    p = json.loads(line)
+    print('%g %d %d' % (p['site.pue'], p['constraints.power_cap_watts'], p['gpu_count']))")"
+
+# --- invalid values fail their own rows --------------------------------------------------------------
+"$DCPLAN" sweep --preset=seed --power=45.9MW --vary=pue=0.9,1.0 > "$TMP/bad.csv" 2>/dev/null
+check "invalid value exit" 0 $?
+check "invalid value row" '0.9,0,0,0,0,0,0,0,0,0,0,0,0,0,,"site.pue must be >= 1.0, got 0.9"' \
+  "$(sed -n 2p "$TMP/bad.csv")"
+check "valid value row" 32784 "$(sed -n 3p "$TMP/bad.csv" | cut -d, -f2)"
+
+# --- presets as an axis, with the cap flags applied to each -----------------------------------------
+"$DCPLAN" sweep --vary=preset=seed,h100-dgx --power=45.9MW > "$TMP/presets.csv" 2>/dev/null
+"$DCPLAN" fit --preset=h100-dgx --power=45.9MW --format=json > "$TMP/h100.json"
+check "preset axis" "seed 32784
+h100-dgx $(json_get "$TMP/h100.json" "p['counts']['gpu_count']")" \
+  "$(tail -n +2 "$TMP/presets.csv" | cut -d, -f1,2 | tr ',' ' ')"
+
+# --- --out ----------------------------------------------------------------------------------------------
+"$DCPLAN" sweep --preset=seed --vary=power=10MW,45.9MW,46MW --out="$TMP/out.csv" 2>/dev/null
+check "--out exit" 0 $?
+if cmp -s "$TMP/out.csv" "$TMP/seed.csv"; then pass "--out equals stdout"; else fail "--out differs"; fi
+check "--out leaves no temporary file" 0 "$(ls "$TMP" | grep -c 'out.csv.tmp')"
+
+# --- errors: one line, non-zero exit ----------------------------------------------------------------
+expect_error "no axis" "needs at least one --vary" sweep --preset=seed --power=10MW
+expect_error "bad unit" 'expected a power such as 50MW, got "10MWh"' sweep --vary=power=10MWh
+expect_error "unknown field" 'no field "site.puee"' sweep --vary=site.puee=1.2
+expect_error "reversed range" "needs a <= b" sweep --vary=power=50MW:10MW:1MW
+expect_error "unknown preset" 'unknown preset "h900"' sweep --vary=preset=seed,h900 --power=1MW
+expect_error "bad threads" "--threads must be in [0, 1024]" sweep --vary=power=1MW --threads=-1
+expect_error "bad format" "--format must be one of" sweep --vary=power=1MW --format=xml
+expect_error "too many curves" "at most 10 curves" sweep --preset=seed --format=svg \
+  --vary=pue=1:2:0.05 --vary=power=1MW,2MW
+
+finish sweep_cli_test

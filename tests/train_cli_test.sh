@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# End-to-end tests of `dcplan train` and of workloads in `fit`: the issue's Llama-3-405B-shaped command
+# and its JSON fields, the search when no parallelism is given, parameters derived from the shape, the
+# network overrides, and one-line errors for bad workloads. Expected numbers worked out in comments.
+set -uo pipefail
+
+source "$(dirname "$0")/cli_testlib.sh"
+
+SHAPE=(--layers=126 --hidden=16384 --heads=128 --vocab=128256 --seq_len=8192 --global_batch_tokens=16M)
+
+# --- The issue's command, parallelism given -----------------------------------------------------
+"$DCPLAN" train --preset=h100-dgx --gpus=8192 --params=405e9 "${SHAPE[@]}" --tp=8 --pp=16 --dp=64 \
+  --train_tokens=15T --format=json > "$TMP/given.json"
+check "given exit" 0 $?
+for field in mfu hfu step_time_seconds tp pp dp time_to_train_seconds tokens_per_second \
+    breakdown memory micro_batch; do
+  if grep -q "\"$field\"" "$TMP/given.json"; then pass "json has $field"; else fail "json lacks $field"; fi
+done
+check "given tp" 8 "$(json_get "$TMP/given.json" "p['tp']")"
+check "given pp" 16 "$(json_get "$TMP/given.json" "p['pp']")"
+check "given dp" 64 "$(json_get "$TMP/given.json" "p['dp']")"
+check "given idle" 0 "$(json_get "$TMP/given.json" "int(p['idle_gpus'])")"
+# 16M tokens = 16e6 / 8192 = 1953.125 sequences, rounded up to 1954; 1954 / 64 replicas at micro-batch
+# 1 = 30.5 -> 31 micro-batches per pipeline (when micro-batch 1 is chosen).
+check "given batch" 1954 "$(json_get "$TMP/given.json" "int(p['global_batch_sequences'])")"
+check "mfu in (0.2, 0.6)" True "$(json_get "$TMP/given.json" "0.2 < p['mfu'] < 0.6")"
+check "hfu >= mfu" True "$(json_get "$TMP/given.json" "p['hfu'] >= p['mfu']")"
+# time to train = 15e12 tokens / tokens per second.
+check "time to train" True "$(json_get "$TMP/given.json" \
+  "abs(p['time_to_train_seconds'] - 15e12 / p['tokens_per_second']) < 1e-6 * p['time_to_train_seconds']")"
+# tokens per second = 1954 x 8192 / step.
+check "tokens per second" True "$(json_get "$TMP/given.json" \
+  "abs(p['tokens_per_second'] - 1954 * 8192 / p['step_time_seconds']) < 1e-6 * p['tokens_per_second']")"
+# The breakdown adds up to the step.
+check "breakdown sums to step" True "$(json_get "$TMP/given.json" "abs(sum(p['breakdown'][k] for k in \
+  ['compute_seconds','memory_bound_seconds','tensor_parallel_seconds','pipeline_p2p_seconds',\
+'pipeline_bubble_seconds','data_parallel_exposed_seconds','optimizer_seconds']) - p['step_time_seconds']) \
+  < 1e-9 * p['step_time_seconds']")"
+# Model FLOPs per token = 6 x 405e9 + 12 x 126 x 8192 x 16384 = 2.43e12 + 2.029372e11 = 2.632937e12.
+check "model flops per token" True "$(json_get "$TMP/given.json" \
+  "abs(p['model_flops_per_token'] - 2.632937e12) < 1e6")"
+check "memory fits" True "$(json_get "$TMP/given.json" "p['memory']['total_bytes'] <= p['memory']['usable_bytes']")"
+
+# Without --train_tokens there is no time to train.
+"$DCPLAN" train --gpus=8192 "${SHAPE[@]}" --tp=8 --pp=16 --dp=64 --format=json > "$TMP/notokens.json"
+check "no time to train without tokens" False "$(json_get "$TMP/notokens.json" "'time_to_train_seconds' in p")"
+
+# --- Params derived from the shape; ffn_hidden defaults to 4 x hidden ------------------------------
+# N = 126 x 12 x 16384^2 + 128256 x 16384 = 405.8744e9 + 2.1013e9 = 407.9758e9; FLOPs per token
+# = 6 N + 12 x 126 x 8192 x 16384 = 2.447855e12 + 2.029372e11 = 2.650792e12.
+check "derived params flops" True "$(json_get "$TMP/notokens.json" "abs(p['model_flops_per_token'] - 2.650792e12) < 1e6")"
+"$DCPLAN" train --gpus=8192 "${SHAPE[@]}" --ffn_hidden=65536 --tp=8 --pp=16 --dp=64 --format=json > "$TMP/ffn.json"
+check "ffn defaults to 4x hidden" "$(json_get "$TMP/notokens.json" "p['step_time_seconds']")" \
+  "$(json_get "$TMP/ffn.json" "p['step_time_seconds']")"
+
+# --- No parallelism: the search ----------------------------------------------------------------
+"$DCPLAN" train --gpus=8192 "${SHAPE[@]}" --format=json > "$TMP/search.json"
+check "search exit" 0 $?
+check "searched" True "$(json_get "$TMP/search.json" "p['searched']")"
+check "many configurations" True "$(json_get "$TMP/search.json" "int(p['configurations_evaluated']) > 100")"
+check "split covers the cluster" 8192 "$(json_get "$TMP/search.json" \
+  "p['tp'] * p['pp'] * p['dp'] + int(p.get('idle_gpus', 0))")"
+check "search at least as good as given" True "$(python3 -c "
+import json
+a = json.load(open('$TMP/search.json')); b = json.load(open('$TMP/notokens.json'))
+print(a['mfu'] >= b['mfu'] - 1e-12)")"
+
+# The table for people.
+"$DCPLAN" train --gpus=8192 "${SHAPE[@]}" --train_tokens=15T > "$TMP/train.txt"
+grep -q "MFU" "$TMP/train.txt" && pass "table shows MFU" || fail "table: $(cat "$TMP/train.txt")"
+grep -q "time to train" "$TMP/train.txt" && pass "table shows time to train" || fail "table time"
+
+# --- Network overrides ---------------------------------------------------------------------------
+# The scale-out part of the data-parallel sync is bandwidth-bound: 100 instead of 400 Gb/s per GPU
+# makes it ~4x longer (latency terms aside), same split.
+FIXED=(--gpus=8192 "${SHAPE[@]}" --tp=8 --pp=16 --dp=64 --micro_batch=1 --virtual_stages=1 --recompute=full --format=json)
+"$DCPLAN" train "${FIXED[@]}" --scale_out_gbps=400 > "$TMP/out400.json"
+"$DCPLAN" train "${FIXED[@]}" --scale_out_gbps=100 > "$TMP/out100.json"
+check "scale-out 4x slower" True "$(python3 -c "
+import json
+a=json.load(open('$TMP/out400.json'))['breakdown']['data_parallel_scale_out_seconds']
+b=json.load(open('$TMP/out100.json'))['breakdown']['data_parallel_scale_out_seconds']
+print(3.9 < b / a < 4.0)")"
+# A 4-GPU scale-up domain cannot hold tp 8.
+expect_error "tp beyond the domain" "larger than the scale-up domain of 4 GPUs" \
+  train "${FIXED[@]}" --scale_up_gpus=4
+
+# --- A workload file, in train and fit ----------------------------------------------------------
+cat > "$TMP/gpt3.textproto" <<'PB'
+# GPT-3 175B (Brown et al. 2020), 1536 sequences of 2048 tokens, 300B tokens.
+name: "gpt3-175b"
+layers: 96
+hidden: 12288
+heads: 96
+vocab: 50257
+seq_len: 2048
+global_batch_sequences: 1536
+train_tokens: 300e9
+PB
+"$DCPLAN" train --workload="$TMP/gpt3.textproto" --gpus=1024 --format=json > "$TMP/gpt3.json"
+check "workload file" gpt3-175b "$(json_get "$TMP/gpt3.json" "p['workload']")"
+"$DCPLAN" fit --power=50MW --workload="$TMP/gpt3.textproto" --format=json > "$TMP/fit.json"
+check "fit exit" 0 $?
+check "fit has training" True "$(json_get "$TMP/fit.json" "'training' in p")"
+check "fit MFU is the workload's" True "$(json_get "$TMP/fit.json" "p['compute']['mfu'] == p['training']['mfu']")"
+check "fit trains on the plan's GPUs" True "$(json_get "$TMP/fit.json" \
+  "int(p['training']['gpu_count']) == int(p['counts']['gpu_count'])")"
+check "fit realized = GPUs x peak x MFU" True "$(json_get "$TMP/fit.json" \
+  "abs(p['compute']['realized_flops_per_second'] - int(p['counts']['gpu_count']) * 989.4e12 * p['training']['mfu']) < 1e9")"
+"$DCPLAN" fit --power=50MW --workload="$TMP/gpt3.textproto" > "$TMP/fit.txt"
+grep -q "training: gpt3-175b" "$TMP/fit.txt" && pass "fit table has training" || fail "fit table: $(cat "$TMP/fit.txt")"
+
+# --- Bad workloads: one clear line, non-zero exit ----------------------------------------------
+expect_error "hidden not divisible by heads" "workload.hidden 16385 must be divisible by workload.heads (128)" \
+  train --gpus=8192 "${SHAPE[@]}" --hidden=16385
+expect_error "product is not the GPU count" "tp x pp x dp = 8 x 16 x 32 = 4096 must equal the GPU count 8192" \
+  train --gpus=8192 "${SHAPE[@]}" --tp=8 --pp=16 --dp=32
+expect_error "fits nowhere" "fits in no parallel configuration on 8 GPUs" \
+  train --gpus=8 "${SHAPE[@]}"
+expect_error "needs gpus" "train needs the cluster size: --gpus=N" train "${SHAPE[@]}"
+expect_error "one size only" "train takes one cluster size" train --gpus=8,16 "${SHAPE[@]}"
+expect_error "needs a workload" "train needs a workload" train --gpus=8
+expect_error "bad count" "--layers: expected a whole number" train --gpus=8 "${SHAPE[@]}" --layers=many
+expect_error "bad recompute" "--recompute: expected none, selective or full" train --gpus=8 "${SHAPE[@]}" --recompute=sometimes
+expect_error "missing batch" "set exactly one of global_batch_tokens and global_batch_sequences" \
+  train --gpus=8 --layers=2 --hidden=64 --heads=4 --vocab=100 --seq_len=64
+expect_error "no hbm on the seed" "a workload needs hardware.accelerator.hbm_bytes" \
+  train --preset=seed --gpus=8 "${SHAPE[@]}"
+expect_error "missing workload file" "--workload:" train --gpus=8 --workload="$TMP/none.textproto"
+expect_error "fit too small for the model" "fits in no parallel configuration" \
+  fit --power=50MW --max_gpus=8 --workload="$TMP/gpt3.textproto"
+
+# --- Help ----------------------------------------------------------------------------------------
+"$DCPLAN" train --help | grep -q "dcplan train --gpus=N" && pass "train help" || fail "train help"
+
+finish train_cli_test
