@@ -1,5 +1,6 @@
 #include "planner/fabric.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dcplan {
@@ -11,6 +12,14 @@ double FullBisectionHosts(int64_t radix, int tiers) {
   return 2.0 * std::pow(static_cast<double>(radix) / 2.0, tiers);
 }
 
+double FatTreeMaxEndpoints(int64_t radix, int64_t leaf_downlinks) {
+  // SizeFatTree's loop run to the last tier it allows: d k (k/2)^(kMaxFabricTiers - 2).
+  const double half = static_cast<double>(radix) / 2.0;
+  double capacity = static_cast<double>(leaf_downlinks) * static_cast<double>(radix);
+  for (int tiers = 3; tiers <= kMaxFabricTiers; ++tiers) capacity *= half;
+  return capacity;
+}
+
 FabricSize SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks) {
   FabricSize f;
   SizeFatTree(endpoints, radix, leaf_downlinks, &f);
@@ -18,9 +27,11 @@ FabricSize SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks)
 }
 
 void SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks, FabricSize* out) {
-  // Every field is set below (no temporary FabricSize: the solver sizes a fabric per probe).
+  // Every field is set below, in place: the solver sizes a fabric per probe, into the previous
+  // probe's. Of the tiers only those the old size used can be non-zero; they are cleared first.
   FabricSize& f = *out;
-  f.switches_per_tier.fill(0);
+  const int old_tiers = std::min(std::max(f.tiers, 0), kMaxFabricTiers);
+  for (int t = 0; t < old_tiers; ++t) f.switches_per_tier[t] = 0;
   f.tiers = 0;
   f.switch_count = 0;
   f.endpoint_count = endpoints;

@@ -40,8 +40,13 @@ struct FabricSize {
 // radix - 1) towards the endpoints and the rest upwards.
 FabricSize SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks);
 
-// The same, written over `*fabric` (the cluster evaluator's probes size a fabric in place).
+// The same, written over `*fabric` (the cluster evaluator's probes size a fabric in place), which
+// must hold a FabricSize as this header describes it (tiers past `tiers` zero), e.g. the last one.
 void SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks, FabricSize* fabric);
+
+// The most endpoints SizeFatTree can serve with at most kMaxFabricTiers tiers (its `fits` is
+// endpoints <= this, computed the same way), for a caller that needs only that answer.
+double FatTreeMaxEndpoints(int64_t radix, int64_t leaf_downlinks);
 
 // Hosts a full-bisection fat tree of `tiers` tiers of radix `radix` serves: 2 (k/2)^tiers.
 double FullBisectionHosts(int64_t radix, int tiers);

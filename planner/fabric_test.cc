@@ -1,5 +1,7 @@
 #include "planner/fabric.h"
 
+#include <utility>
+
 #include "gtest/gtest.h"
 
 namespace dcplan {
@@ -63,6 +65,46 @@ TEST(SizeFatTree, SwitchCountNeverDecreasesAsHostsGrow) {
     FabricSize f = SizeFatTree(h, 64, 32);
     ASSERT_GE(f.switch_count, previous) << "at " << h << " hosts";
     previous = f.switch_count;
+  }
+}
+
+TEST(SizeFatTree, SizingInPlaceForgetsTheLastFabric) {
+  // Radix 4 with 2 down / 2 up: t tiers serve 2 x 4 x 2^(t-2) hosts, so 300 hosts need 8 tiers and
+  // 8,193 need 13 (more than kMaxFabricTiers: no fit). Written over each other, in any order, each
+  // equals its own fresh sizing, unused tiers zero.
+  for (int64_t first : {int64_t{300}, int64_t{8193}, int64_t{3}, int64_t{0}}) {
+    for (int64_t second : {int64_t{5}, int64_t{300}, int64_t{0}, int64_t{8193}, int64_t{40}}) {
+      FabricSize f;
+      SizeFatTree(first, 4, 2, &f);
+      SizeFatTree(second, 4, 2, &f);
+      const FabricSize fresh = SizeFatTree(second, 4, 2);
+      SCOPED_TRACE(::testing::Message() << first << " then " << second << " hosts");
+      EXPECT_EQ(f.tiers, fresh.tiers);
+      EXPECT_EQ(f.switches_per_tier, fresh.switches_per_tier);
+      EXPECT_EQ(f.switch_count, fresh.switch_count);
+      EXPECT_EQ(f.endpoint_count, fresh.endpoint_count);
+      EXPECT_EQ(f.optic_count, fresh.optic_count);
+      EXPECT_EQ(f.fits, fresh.fits);
+    }
+  }
+  // 300 hosts: 150 leaves, 150 x 2 = 300 uplinks: 150 switches in each of the 6 middle tiers and
+  // 75 on top.
+  FabricSize f;
+  SizeFatTree(300, 4, 2, &f);
+  EXPECT_EQ(f.tiers, 8);
+  EXPECT_EQ(f.switch_count, 150 + 6 * 150 + 75);
+  EXPECT_FALSE(SizeFatTree(8193, 4, 2).fits);
+  EXPECT_TRUE(SizeFatTree(8192, 4, 2).fits);  // exactly 12 tiers
+}
+
+TEST(FatTreeMaxEndpoints, IsWhereSizingStopsFitting) {
+  // Radix 4, 2 down: 2 x 4 x 2^10 = 8,192 endpoints in 12 tiers; radix 6, 3 down: 3 x 6 x 3^10.
+  EXPECT_EQ(FatTreeMaxEndpoints(4, 2), 8192.0);
+  EXPECT_EQ(FatTreeMaxEndpoints(6, 3), 3.0 * 6.0 * 59049.0);
+  for (auto [radix, down] : {std::pair<int64_t, int64_t>{4, 2}, {6, 3}, {8, 6}, {10, 5}}) {
+    const auto most = static_cast<int64_t>(FatTreeMaxEndpoints(radix, down));
+    EXPECT_TRUE(SizeFatTree(most, radix, down).fits) << radix;
+    EXPECT_FALSE(SizeFatTree(most + 1, radix, down).fits) << radix;
   }
 }
 

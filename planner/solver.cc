@@ -31,6 +31,33 @@ double ServersWithin(double limit, double per_server) {
   return std::floor(limit / per_server);
 }
 
+// BrokenCaps, here where the search can inline it.
+inline uint32_t CapsBroken(const Model& m, const ClusterEval& e) {
+  uint32_t broken = 0;
+  if (m.caps.has_power_cap && PowerCapUse(m, e) > m.caps.power_cap) {
+    switch (m.caps.power_cap_at) {
+      case POWER_CAP_AT_IT:
+        broken |= kCapItPower;
+        break;
+      case POWER_CAP_AT_SUBSTATION:
+        broken |= kCapSubstation;
+        break;
+      default:
+        broken |= kCapFacilityPower;
+    }
+  }
+  if (m.site.has_substation && e.facility_power > m.site.substation_capacity) {
+    broken |= kCapSubstation;
+  }
+  if (m.caps.max_gpus > 0 && e.gpus > m.caps.max_gpus) broken |= kCapMaxGpus;
+  if (m.site.max_buildings > 0 && e.buildings > m.site.max_buildings) broken |= kCapBuildings;
+  if (m.caps.has_budget && BudgetUse(m, e) > m.caps.budget) broken |= kCapBudget;
+  if (e.gpus > kMaxGpus) broken |= kCapSizeLimit;
+  // A fabric that does not fit has no switches counted: never a plan, always a cap.
+  if (!e.fabric.fits) broken |= kCapFabric;
+  return broken;
+}
+
 // The search for the largest feasible server count in [0, high]. Every cap is non-decreasing in the
 // server count, so any probe narrows the bracket: a feasible size raises `low`, an infeasible one
 // lowers `high` below it. Probes are placed where the caps say the answer is (each capped quantity
@@ -45,11 +72,23 @@ class ServerSearch {
       : m_(m), gps_(m.server.gpus), high_(high), evals_{eval, scratch} {}
 
   // Runs the search, starting at `guess` when it is in [0, high] (a good guess, such as the answer
-  // for a neighbouring request, saves probes; a bad one costs a few), else at `high`, which is often
-  // exact (no overheads beyond the servers' own power).
+  // for a neighbouring request, saves probes; a bad one costs a few), else at `high`, which is
+  // often exact (no overheads beyond the servers' own power).
   void Run(int64_t guess) {
-    int64_t n = guess >= 0 && guess <= high_ ? guess : high_;
-    Probe(n);
+    int64_t n;
+    if (guess >= 0 && guess <= high_) {
+      // A guess is usually the answer or next to it: the guess and the neighbour on the side the
+      // probe points to settle it in two probes, before any secant.
+      n = guess;
+      const bool fits = Probe(n);
+      if (low_ < high_) {
+        n = fits ? n + 1 : n - 1;
+        if (n >= 0) Probe(n);
+      }
+    } else {
+      n = high_;
+      Probe(n);
+    }
     for (int step = 0; step < kSecantSteps && low_ < high_; ++step) {
       const double g = Guess();  // NaN or far outside the bracket on degenerate inputs
       n = !(g >= D(low_ + 1)) ? low_ + 1 : g >= D(high_) ? high_ : static_cast<int64_t>(g);
@@ -82,7 +121,7 @@ class ServerSearch {
     ClusterEval& e = *evals_[1 - low_slot_];
     EvaluatePower(m_, (low_ + 1) * gps_, &e);
     if (m_.caps.has_budget) AddCost(m_, &e);
-    return BrokenCaps(m_, e);
+    return CapsBroken(m_, e);
   }
 
  private:
@@ -100,7 +139,7 @@ class ServerSearch {
     ClusterEval& e = *evals_[slot];
     EvaluatePower(m_, n * gps_, &e);
     if (m_.caps.has_budget) AddCost(m_, &e);
-    const uint32_t broken = BrokenCaps(m_, e);
+    const uint32_t broken = CapsBroken(m_, e);
     previous_ = last_;
     last_.n = n;
     last_.power = units::InWatts(PowerCapUse(m_, e));
@@ -156,37 +195,15 @@ class ServerSearch {
   uint32_t broken_at_low_ = 0;
   bool low_probed_ = false;
   ClusterEval* evals_[2];  // the probes' evaluations: the one at low, and the next probe's
-  int low_slot_ = 0;
+  // The slot of the evaluation at `low`; the first probe goes to the other one, evals_[0], the
+  // caller's, where the answer usually ends up (no copy).
+  int low_slot_ = 1;
   Uses last_, previous_;
 };
 
 }  // namespace
 
-uint32_t BrokenCaps(const Model& m, const ClusterEval& e) {
-  uint32_t broken = 0;
-  if (m.caps.has_power_cap && PowerCapUse(m, e) > m.caps.power_cap) {
-    switch (m.caps.power_cap_at) {
-      case POWER_CAP_AT_IT:
-        broken |= kCapItPower;
-        break;
-      case POWER_CAP_AT_SUBSTATION:
-        broken |= kCapSubstation;
-        break;
-      default:
-        broken |= kCapFacilityPower;
-    }
-  }
-  if (m.site.has_substation && e.facility_power > m.site.substation_capacity) {
-    broken |= kCapSubstation;
-  }
-  if (m.caps.max_gpus > 0 && e.gpus > m.caps.max_gpus) broken |= kCapMaxGpus;
-  if (m.site.max_buildings > 0 && e.buildings > m.site.max_buildings) broken |= kCapBuildings;
-  if (m.caps.has_budget && BudgetUse(m, e) > m.caps.budget) broken |= kCapBudget;
-  if (e.gpus > kMaxGpus) broken |= kCapSizeLimit;
-  // A fabric that does not fit has no switches counted: never a plan, always a cap.
-  if (!e.fabric.fits) broken |= kCapFabric;
-  return broken;
-}
+uint32_t BrokenCaps(const Model& m, const ClusterEval& e) { return CapsBroken(m, e); }
 
 BindingConstraint FirstBrokenCap(uint32_t broken) {
   if (broken & kCapFacilityPower) return BINDING_CONSTRAINT_FACILITY_POWER;
@@ -299,9 +316,9 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
   // The probes' second evaluation: one per thread, kept between calls, since zeroing a fresh
   // ClusterEval is a measurable share of a sweep's time per point.
   static thread_local ClusterEval scratch;
-  ServerSearch search(
-      m, hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi), &s.eval,
-      &scratch);
+  ServerSearch search(m,
+                      hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi),
+                      &s.eval, &scratch);
   search.Run(guess_servers);
   const int64_t low = search.low();
   s.largest_feasible_servers = low;

@@ -111,9 +111,10 @@ absl::StatusOr<std::vector<const FieldDescriptor*>> ResolveField(absl::string_vi
   for (size_t i = 0; i < parts.size(); ++i) {
     const FieldDescriptor* f = d == nullptr ? nullptr : d->FindFieldByName(std::string(parts[i]));
     if (f == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "no field \"", path, "\" in PlanRequest (aliases: power, pue, budget, electricity, gpus, "
-          "max_buildings, horizon_years, preset)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("no field \"", path,
+                       "\" in PlanRequest (aliases: power, pue, budget, electricity, gpus, "
+                       "max_buildings, horizon_years, preset)"));
     }
     if (f->is_repeated()) {
       return absl::InvalidArgumentError(
@@ -171,7 +172,8 @@ absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view
   return units::ParseCount(text);
 }
 
-// `v` with the noise of repeated decimal steps removed (1.1 + 3 x 0.05 = 1.2500000000000002 -> 1.25).
+// `v` with the noise of repeated decimal steps removed (1.1 + 3 x 0.05 = 1.2500000000000002
+// -> 1.25).
 double Tidy(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
@@ -240,8 +242,8 @@ absl::Status SetField(const std::vector<const FieldDescriptor*>& chain, absl::st
   const FieldDescriptor* f = chain.back();
   const Reflection* r = msg->GetReflection();
   auto out_of_range = [&](double lo, double hi) {
-    return absl::OutOfRangeError(absl::StrFormat("%s must be a whole number in [%.0f, %.0f], got %g",
-                                                 path, lo, hi, v));
+    return absl::OutOfRangeError(
+        absl::StrFormat("%s must be a whole number in [%.0f, %.0f], got %g", path, lo, hi, v));
   };
   auto in = [&](double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); };
   switch (f->cpp_type()) {
@@ -314,7 +316,8 @@ std::string SweepAxis::ValueText(int64_t i) const {
 }
 
 absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
-  std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(spec, absl::MaxSplits('=', 1));
+  std::pair<absl::string_view, absl::string_view> kv =
+      absl::StrSplit(spec, absl::MaxSplits('=', 1));
   const absl::string_view name = absl::StripAsciiWhitespace(kv.first);
   const absl::string_view text = absl::StripAsciiWhitespace(kv.second);
   if (name.empty() || text.empty()) {
@@ -326,14 +329,16 @@ absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
   if (axis.is_preset()) {
     for (absl::string_view p : absl::StrSplit(text, ',')) {
       p = absl::StripAsciiWhitespace(p);
-      if (p.empty()) return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": empty preset name"));
+      if (p.empty())
+        return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": empty preset name"));
       axis.presets.emplace_back(p);
     }
     return axis;
   }
   auto chain = ResolveField(axis.path);
   if (!chain.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", chain.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--vary=", spec, ": ", chain.status().message()));
   }
   DCPLAN_ASSIGN_OR_RETURN(axis.values, ParseValues(spec, chain->back()->name(), text));
   if (IsInteger(chain->back())) {
@@ -354,8 +359,8 @@ struct Sweep::Impl {
   std::vector<SweepAxis> axes;
   PresetLoader load_preset;
   std::vector<std::vector<const FieldDescriptor*>> chains;  // per axis; empty for the preset axis
-  std::vector<int64_t> strides;                              // point / stride % size = index
-  std::vector<Fast> fast;                                    // per axis
+  std::vector<int64_t> strides;                             // point / stride % size = index
+  std::vector<Fast> fast;                                   // per axis
   int preset_axis = -1;
   int64_t size = 1;
 
@@ -397,6 +402,91 @@ struct Sweep::Impl {
     return r;
   }
 
+  // Checks value i of patched axis `a`, set into `r` (a copy of a valid start): valid, invalid
+  // (with the validator's error, which names the field), or unknown (an error about another field).
+  Check CheckValue(int a, size_t i, PlanRequest* r, absl::Status* error) const {
+    absl::Status set = SetField(chains[a], axes[a].path, axes[a].values[i], r);
+    absl::Status valid = set.ok() ? ValidateRequest(*r) : set;
+    if (valid.ok()) return Check::kValid;
+    if (!set.ok() || absl::StartsWith(valid.message(), axes[a].path)) {
+      *error = std::move(valid);
+      return Check::kInvalid;
+    }
+    return Check::kUnknown;
+  }
+
+  // Checks every value of patched axis `a` against `start`. Every patched field's requirement in
+  // proto/request.proto is a range (power_cap_watts >= 0, pue in [1, 5], ...), so its valid values
+  // are one interval: on a long axis the interval's ends are found by bisection over the values in
+  // order, every value outside it is checked (for its message), and 64 spread inside it are checked
+  // as well. Should any of those disagree with the interval, every value is checked.
+  void CheckValues(int a, const PlanRequest& start, ThreadPool& pool, std::vector<Check>* checks,
+                   std::vector<absl::Status>* errors) const {
+    const std::vector<double>& v = axes[a].values;
+    const size_t n = v.size();
+    auto check_all = [&] {
+      pool.ParallelFor(static_cast<int64_t>(n), 1024, [&](int64_t b, int64_t e) {
+        PlanRequest r = start;
+        for (int64_t i = b; i < e; ++i) (*checks)[i] = CheckValue(a, i, &r, &(*errors)[i]);
+      });
+    };
+    if (n <= 4096) return check_all();
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    if (!std::is_sorted(v.begin(), v.end())) {
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return v[x] < v[y]; });
+    }
+    PlanRequest r = start;
+    std::vector<int8_t> known(n, 0);  // checked already
+    auto at = [&](size_t k) {         // the check of the k-th smallest value
+      const size_t i = order[k];
+      if (!known[i]) {
+        (*checks)[i] = CheckValue(a, i, &r, &(*errors)[i]);
+        known[i] = 1;
+      }
+      return (*checks)[i];
+    };
+    // A valid value to start from.
+    size_t inside = n;
+    for (size_t k : {n / 2, size_t{0}, n - 1, n / 4, 3 * n / 4}) {
+      const Check c = at(k);
+      if (c == Check::kUnknown) return check_all();
+      if (c == Check::kValid) {
+        inside = k;
+        break;
+      }
+    }
+    if (inside == n) return check_all();
+    // The interval's ends: the first and the last valid value in order.
+    size_t lo = 0, hi = inside;  // first valid in [lo, hi]
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (at(mid) == Check::kValid)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    const size_t first = lo;
+    lo = inside, hi = n - 1;  // last valid in [lo, hi]
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (at(mid) == Check::kValid)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    const size_t last = lo;
+    const size_t stride = std::max<size_t>(1, (last - first) / 64);
+    for (size_t k = 0; k < n; ++k) {
+      const bool in = k >= first && k <= last;
+      if (!in || (k - first) % stride == 0) {
+        if (at(k) != (in ? Check::kValid : Check::kInvalid)) return check_all();
+      } else {
+        (*checks)[order[k]] = Check::kValid;
+      }
+    }
+  }
+
   void SolveSlow(int64_t point, SweepRow* row) const {
     auto request = RequestFor(point, /*all=*/true, nullptr);
     if (!request.ok()) return FailRow(request.status(), row);
@@ -417,9 +507,8 @@ absl::StatusOr<Sweep> Sweep::Create(PlanRequest base, std::vector<SweepAxis> axe
                                     PresetLoader load_preset) {
   auto impl = std::make_unique<Impl>();
   impl->base = std::move(base);
-  impl->load_preset = load_preset ? std::move(load_preset) : [](absl::string_view name) {
-    return LoadPreset(name);
-  };
+  impl->load_preset = load_preset ? std::move(load_preset)
+                                  : [](absl::string_view name) { return LoadPreset(name); };
   if (axes.empty()) return absl::InvalidArgumentError("a sweep needs at least one --vary axis");
   double points = 1;
   for (size_t a = 0; a < axes.size(); ++a) {
@@ -464,8 +553,8 @@ int64_t Sweep::IndexAlong(int64_t point, int axis) const { return impl_->IndexAl
 
 absl::StatusOr<PlanRequest> Sweep::RequestAt(int64_t point) const {
   if (point < 0 || point >= impl_->size) {
-    return absl::OutOfRangeError(absl::StrCat("point ", point, " is outside the grid of ",
-                                              impl_->size, " points"));
+    return absl::OutOfRangeError(
+        absl::StrCat("point ", point, " is outside the grid of ", impl_->size, " points"));
   }
   return impl_->RequestFor(point, /*all=*/true, nullptr);
 }
@@ -480,10 +569,10 @@ absl::Status Sweep::Run(
   const bool patch = options.patch_models;
   const size_t n_axes = s.axes.size();
 
-  // Every value of every patched axis is checked once by the validator, set into a request that is
-  // valid without it: an error that names the field is the value's. When no such request is at
-  // hand (the start is itself invalid) the value is "unknown" and its points are solved the slow
-  // way, request by request.
+  // The values of every patched axis are checked by the validator, set into a request that is
+  // valid without them: an error that names the field is the value's. When no such request is at
+  // hand (the start is itself invalid) a value is "unknown" and its points are solved the slow way,
+  // request by request.
   std::vector<std::vector<Impl::Check>> checks(n_axes);
   std::vector<std::vector<absl::Status>> errors(n_axes);
   std::vector<double> stand_in(n_axes, 0.0);
@@ -495,19 +584,7 @@ absl::Status Sweep::Run(
       checks[a].assign(values.size(), Impl::Check::kUnknown);
       errors[a].assign(values.size(), absl::OkStatus());
       if (!start.ok() || !ValidateRequest(*start).ok()) continue;
-      pool.ParallelFor(static_cast<int64_t>(values.size()), 1024, [&](int64_t b, int64_t e) {
-        PlanRequest r = *start;
-        for (int64_t i = b; i < e; ++i) {
-          absl::Status set = SetField(s.chains[a], s.axes[a].path, values[i], &r);
-          absl::Status valid = set.ok() ? ValidateRequest(r) : set;
-          if (valid.ok()) {
-            checks[a][i] = Impl::Check::kValid;
-          } else if (!set.ok() || absl::StartsWith(valid.message(), s.axes[a].path)) {
-            checks[a][i] = Impl::Check::kInvalid;
-            errors[a][i] = valid;
-          }
-        }
-      });
+      s.CheckValues(static_cast<int>(a), *start, pool, &checks[a], &errors[a]);
       // A valid value stands in for the axis while the model is built; none: every point fails.
       for (size_t i = 0; i < values.size(); ++i) {
         if (checks[a][i] == Impl::Check::kValid) {
@@ -523,9 +600,10 @@ absl::Status Sweep::Run(
   struct Entry {
     int64_t combo = -1;
     absl::StatusOr<Model> model = absl::UnknownError("not built");
-    // The last two answers (server counts) under this model and the innermost axis's values there.
+    // The last two answers (server counts) under this model, and where they were along the
+    // innermost axis.
     int64_t last = -1, before = -1;
-    double last_at = 0, before_at = 0;
+    int64_t last_at = -2, before_at = -2;
   };
   constexpr size_t kCacheEntries = 8;
 
@@ -537,7 +615,16 @@ absl::Status Sweep::Run(
     sizes[a] = s.axes[a].size();
   }
 
-  const bool inner_fast = s.fast[n_axes - 1] != Fast::kNone;
+  // Neighbouring points have neighbouring answers: the next answer is extrapolated from the last
+  // two along the innermost axis, in its values when it is patched (a log-spaced power axis then
+  // extrapolates exactly where the answer is proportional to the power), else in steps. ratio[i]:
+  // how much further point i is from point i - 1 than that one from i - 2.
+  const int inner = static_cast<int>(n_axes) - 1;
+  std::vector<double> ratio(sizes[inner], 1.0);
+  if (s.fast[inner] != Fast::kNone) {
+    const std::vector<double>& v = s.axes[inner].values;
+    for (size_t i = 2; i < v.size(); ++i) ratio[i] = (v[i] - v[i - 1]) / (v[i - 1] - v[i - 2]);
+  }
 
   // Solves point `p`, whose index along each axis is idx[axis].
   auto solve_point = [&](int64_t p, const std::vector<int64_t>& idx, std::vector<Entry>* cache,
@@ -573,17 +660,12 @@ absl::Status Sweep::Run(
     if (!entry->model.ok()) return FailRow(entry->model.status(), row);
     Model& model = *entry->model;
     for (int a : fast_axes) Patch(s.fast[a], s.axes[a].values[idx[a]], &model);
-    // Neighbouring points have neighbouring answers: extrapolate the last two along the innermost
-    // axis (in its values when it is patched, so a log-spaced power axis extrapolates exactly
-    // where the answer is proportional to the power).
-    const double at = inner_fast ? s.axes[n_axes - 1].values[idx[n_axes - 1]]
-                                 : static_cast<double>(idx[n_axes - 1]);
+    const int64_t at = idx[inner];
     int64_t guess = entry->last;
-    if (entry->before >= 0 && entry->last_at != entry->before_at) {
+    if (entry->last_at == at - 1 && entry->before_at == at - 2) {
       const double g = static_cast<double>(entry->last) +
-                       static_cast<double>(entry->last - entry->before) * (at - entry->last_at) /
-                           (entry->last_at - entry->before_at);
-      guess = g >= 0 && g < 1e15 ? static_cast<int64_t>(g + 0.5) : -1;
+                       static_cast<double>(entry->last - entry->before) * ratio[at];
+      guess = g >= 0 && g < 1e15 ? static_cast<int64_t>(g + 0.5) : -1;  // also NaN
     }
     absl::Status solved = SolveInto(model, guess, solution);
     if (!solved.ok()) return FailRow(std::move(solved), row);

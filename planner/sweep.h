@@ -4,8 +4,8 @@
 // number: how the answer moves with the power cap, the PUE, the electricity price, the GPU count,
 // the preset. A grid is a list of axes; each axis is a field of PlanRequest named by its path (or
 // an alias: `power`, `pue`, `budget`, `electricity`, `gpus`) with its values, or the preset itself.
-// Points are ordered like nested loops, the first axis outermost, and every result comes out in that
-// order whatever the thread count.
+// Points are ordered like nested loops, the first axis outermost, and every result comes out in
+// that order whatever the thread count.
 //
 // Axis text is `PATH=VALUES`, where VALUES is
 //   a:b:step   a, a + step, ... up to b (inclusive): `site.pue=1.1:1.6:0.05`
@@ -144,9 +144,9 @@ class Sweep {
   // calling thread: consume(first, rows) gets points first .. first + rows.size() - 1. A point's
   // own failure is in its row's status; Run stops early only when `consume` returns an error,
   // which it returns.
-  absl::Status Run(
-      const SweepOptions& options,
-      absl::FunctionRef<absl::Status(int64_t first, absl::Span<const SweepRow> rows)> consume) const;
+  absl::Status Run(const SweepOptions& options,
+                   absl::FunctionRef<absl::Status(int64_t first, absl::Span<const SweepRow> rows)>
+                       consume) const;
 
  private:
   struct Impl;

@@ -1,9 +1,10 @@
-// Google Benchmark: points per second of `dcplan sweep` (solving only, no output) over the power cap
-// for the seed and h100-dgx presets, on 1 and 2 threads. items_per_second is the sweep rate.
+// Google Benchmark: points per second of `dcplan sweep` (solving only, no output) over the power
+// cap for the seed and h100-dgx presets, on 1 and 2 threads. items_per_second is the sweep rate.
 //   ./bazelw run -c opt //planner:sweep_benchmark
 //
 // Each iteration solves a whole grid of 1,000,000 points:
-//   - "power":     power=1MW:1000MW:... one axis of 1,000,000 distinct caps (each value validated once);
+//   - "power":     power=1MW:1000MW:... one axis of 1,000,000 distinct caps (each value validated
+//   once);
 //   - "power_pue": power x pue, 1,000 caps x 1,000 PUEs (what a planner's 2-D sweep looks like).
 #include <cstdint>
 #include <string>

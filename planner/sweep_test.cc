@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
@@ -234,6 +235,35 @@ TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
     slow.patch_models = false;
     ExpectSameRows(RunAll(s), RunAll(s, slow));
   }
+}
+
+TEST(Sweep, LongAxesCheckTheirValuesByTheirRangeExactly) {
+  // More than 4,096 values: the valid interval of a patched field is found by bisection, not by
+  // checking every value. PUE from 0.5 to 6 by 0.001: 5,501 values, valid only in [1, 5] (the
+  // proto's range), with errors at both ends; then the same values shuffled into a list. Every row,
+  // errors included, matches solving each point's request on its own.
+  Sweep ordered =
+      Sweep::Create(SeedWith("constraints { power_cap_watts: 45.9e6 }"), {Axis("pue=0.5:6:0.001")})
+          .value();
+  ASSERT_EQ(ordered.size(), 5501);
+  SweepOptions slow;
+  slow.patch_models = false;
+  const std::vector<SweepRow> rows = RunAll(ordered);
+  ExpectSameRows(rows, RunAll(ordered, slow));
+  // 0.999 is the last invalid value below the range, 5.001 the first above it.
+  EXPECT_THAT(rows[499].status, StatusIs(absl::StatusCode::kInvalidArgument,
+                                         HasSubstr("site.pue must be >= 1.0, got 0.999")));
+  EXPECT_THAT(rows[500].status, IsOk());
+  EXPECT_THAT(rows[4500].status, IsOk());
+  EXPECT_THAT(rows[4501].status, StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("5.001")));
+
+  std::vector<std::string> shuffled;
+  for (int i = 0; i < 5501; ++i)
+    shuffled.push_back(absl::StrCat(0.5 + ((i * 2903) % 5501) * 0.001));
+  Sweep unordered = Sweep::Create(SeedWith("constraints { power_cap_watts: 45.9e6 }"),
+                                  {Axis(absl::StrCat("pue=", absl::StrJoin(shuffled, ",")))})
+                        .value();
+  ExpectSameRows(RunAll(unordered), RunAll(unordered, slow));
 }
 
 TEST(Sweep, RowsAreTheSameWhateverTheThreadsAndBlocks) {

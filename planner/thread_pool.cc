@@ -96,9 +96,8 @@ void ThreadPool::ParallelFor(int64_t n, int64_t chunk,
   // Every chunk finished, and no worker still holds `fn` (it lives on this frame).
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
-      +[](ThreadPool* p) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        return p->chunks_left_ == 0 && p->busy_workers_ == 0;
-      },
+      +[](ThreadPool* p)
+           ABSL_NO_THREAD_SAFETY_ANALYSIS { return p->chunks_left_ == 0 && p->busy_workers_ == 0; },
       this));
   fn_ = nullptr;
 }

@@ -1,10 +1,10 @@
 // File: planner/thread_pool.h
 //
-// A small fixed pool of worker threads for data-parallel loops: ParallelFor splits [0, n) into chunks
-// and runs them on the workers and on the calling thread, returning when every chunk is done. Sweeps
-// use it to solve blocks of grid points, each chunk writing into its own slots of a pre-sized vector,
-// so the results come out in index order whatever the thread count. Built on absl::Mutex and
-// std::thread only.
+// A small fixed pool of worker threads for data-parallel loops: ParallelFor splits [0, n) into
+// chunks and runs them on the workers and on the calling thread, returning when every chunk is
+// done. Sweeps use it to solve blocks of grid points, each chunk writing into its own slots of a
+// pre-sized vector, so the results come out in index order whatever the thread count. Built on
+// absl::Mutex and std::thread only.
 //
 // A pool runs one ParallelFor at a time (calls from several threads take turns); `fn` must not call
 // ParallelFor on the same pool.
@@ -59,9 +59,9 @@ class ThreadPool {
   const absl::FunctionRef<void(int64_t, int64_t)>* fn_ ABSL_GUARDED_BY(mu_) = nullptr;
   int64_t n_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t chunk_ ABSL_GUARDED_BY(mu_) = 1;
-  int64_t next_ ABSL_GUARDED_BY(mu_) = 0;       // first index not yet handed out
+  int64_t next_ ABSL_GUARDED_BY(mu_) = 0;         // first index not yet handed out
   int64_t chunks_left_ ABSL_GUARDED_BY(mu_) = 0;  // chunks handed out or not, not yet finished
-  int busy_workers_ ABSL_GUARDED_BY(mu_) = 0;   // workers inside the current job
+  int busy_workers_ ABSL_GUARDED_BY(mu_) = 0;     // workers inside the current job
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
 };

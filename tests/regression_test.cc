@@ -180,5 +180,31 @@ TEST(Regression, AHugeDataRatePrintsAsAFiniteBitRate) {
   EXPECT_EQ(units::FormatDataRate(units::BytesPerSecond(400e9), 1), "3.2 Tb/s");
 }
 
+// Fuzzing (units_fuzzer, the 10-minute run): the same overflow in the prices. "05e301MUSD/W"
+// parses to 5e307 USD/W, whose USD per MW (x 1e6) is beyond a double: FormatMoneyPerPower
+// printed "inf USD/MW". Likewise USD per kWh (x 3.6e6) above ~5e301 USD/J. Such prices now print
+// per watt and per joule.
+TEST(Regression, HugePricesPrintInTheCoherentUnitInsteadOfInfinity) {
+  const absl::StatusOr<units::MoneyPerPower> per_power = units::ParseMoneyPerPower("05e301MUSD/W");
+  ASSERT_THAT(per_power, IsOk());
+  const std::string power_text = units::FormatMoneyPerPower(*per_power, 2);
+  EXPECT_THAT(power_text, ::testing::EndsWith("T/W"));  // $5e295 trillion per watt
+  const absl::StatusOr<units::MoneyPerPower> power_back = units::ParseMoneyPerPower(power_text);
+  ASSERT_THAT(power_back, IsOk()) << power_text;
+  EXPECT_NEAR(units::InUsdPerWatt(*power_back) / 5e307, 1.0, 1e-12);
+
+  const absl::StatusOr<units::MoneyPerEnergy> per_energy =
+      units::ParseMoneyPerEnergy("1e305 USD/J");
+  ASSERT_THAT(per_energy, IsOk());
+  const std::string energy_text = units::FormatMoneyPerEnergy(*per_energy, 3);
+  EXPECT_THAT(energy_text, ::testing::EndsWith(" USD/J"));
+  const absl::StatusOr<units::MoneyPerEnergy> energy_back = units::ParseMoneyPerEnergy(energy_text);
+  ASSERT_THAT(energy_back, IsOk()) << energy_text;
+  EXPECT_NEAR(units::InUsdPerJoule(*energy_back) / 1e305, 1.0, 1e-12);
+  // Everyday prices print as before.
+  EXPECT_EQ(units::FormatMoneyPerPower(units::UsdPerWatt(10), 2), "$10.00M/MW");
+  EXPECT_EQ(units::FormatMoneyPerEnergy(units::UsdPerKilowattHour(0.08), 3), "0.080 USD/kWh");
+}
+
 }  // namespace
 }  // namespace dcplan

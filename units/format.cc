@@ -48,7 +48,7 @@ constexpr Step kComputeRateSteps[] = {{1.0, "FLOP/s"},  {1e3, "kFLOP/s"},  {1e6,
 // Bit rates, scaled in the coherent unit (bytes per second: 1 b/s = 0.125 B/s), so a rate is
 // never multiplied by 8 first: above ~2.2e307 B/s that product overflows to infinity, which would
 // print "inf b/s" for a finite rate. (x / 1.25e8 and x * 8 / 1e9 round to the same double.)
-constexpr Step kBitRateSteps[] = {{1.0 / 8, "b/s"},   {1e3 / 8, "kb/s"},  {1e6 / 8, "Mb/s"},
+constexpr Step kBitRateSteps[] = {{1.0 / 8, "b/s"},  {1e3 / 8, "kb/s"},  {1e6 / 8, "Mb/s"},
                                   {1e9 / 8, "Gb/s"}, {1e12 / 8, "Tb/s"}, {1e15 / 8, "Pb/s"}};
 
 int ClampDecimals(int decimals) { return std::clamp(decimals, 0, 20); }
@@ -179,13 +179,27 @@ std::string FormatDataRate(DataRate r, int decimals) {
 
 std::string FormatMoneyPerEnergy(MoneyPerEnergy p, int decimals) {
   const double usd_per_kwh = InUsdPerKilowattHour(p);
-  if (!std::isfinite(usd_per_kwh)) return absl::StrCat(NonFinite(usd_per_kwh), " USD/kWh");
+  if (!std::isfinite(usd_per_kwh)) {
+    // Finite per joule but beyond a double per kWh (above ~5e301 USD/J): printed per joule.
+    const double usd_per_joule = InUsdPerJoule(p);
+    if (std::isfinite(usd_per_joule)) {
+      return absl::StrCat(FormatFixed(usd_per_joule, decimals), " USD/J");
+    }
+    return absl::StrCat(NonFinite(usd_per_kwh), " USD/kWh");
+  }
   return absl::StrCat(FormatFixed(usd_per_kwh, decimals), " USD/kWh");
 }
 
 std::string FormatMoneyPerPower(MoneyPerPower p, int decimals) {
   const double usd_per_mw = InUsdPerMegawatt(p);
-  if (!std::isfinite(usd_per_mw)) return absl::StrCat(NonFinite(usd_per_mw), " USD/MW");
+  if (!std::isfinite(usd_per_mw)) {
+    // Finite per watt but beyond a double per MW (above ~1.8e302 USD/W): printed per watt.
+    const double usd_per_watt = InUsdPerWatt(p);
+    if (std::isfinite(usd_per_watt)) {
+      return absl::StrCat(FormatDollars(usd_per_watt, decimals), "/W");
+    }
+    return absl::StrCat(NonFinite(usd_per_mw), " USD/MW");
+  }
   return absl::StrCat(FormatDollars(usd_per_mw, decimals), "/MW");
 }
 

@@ -51,10 +51,11 @@ std::string FormatComputeRate(ComputeRate r, int decimals = 1);
 // decimals and trailing zeros dropped, as links are quoted: "400 Gb/s", "3.2 Tb/s".
 std::string FormatDataRate(DataRate r, int decimals = 1);
 
-// Price of energy, always in USD per kWh: "0.080 USD/kWh".
+// Price of energy, in USD per kWh: "0.080 USD/kWh" (per joule beyond a double's range per kWh).
 std::string FormatMoneyPerEnergy(MoneyPerEnergy p, int decimals = 3);
 
-// Price of power capacity, always per MW with the money prefixed as FormatMoney: "$10.00M/MW".
+// Price of power capacity, per MW with the money prefixed as FormatMoney: "$10.00M/MW" (per watt
+// beyond a double's range per MW).
 std::string FormatMoneyPerPower(MoneyPerPower p, int decimals = 2);
 
 // A ratio as a percentage: 0.32 -> "32.0%".

@@ -127,8 +127,8 @@ absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
   const auto [watts_scale, watts_prefix] = SiPrefix(max_watts);
 
   Chart chart;
-  chart.title = absl::StrCat(report.name().empty() ? "dcplan" : report.name(),
-                             ": scaling a cluster");
+  chart.title =
+      absl::StrCat(report.name().empty() ? "dcplan" : report.name(), ": scaling a cluster");
   chart.x_label = "Cluster size (GPUs, log scale)";
   ChartPanel compute, mfu, power;
   compute.y_label = absl::StrCat("Compute (", flops_prefix, "FLOP/s)");
@@ -169,10 +169,9 @@ absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
   power.series = {it, meter, it_dots, meter_dots};
 
   const ScaleRow& first = report.rows(0);
-  std::string subtitle =
-      absl::StrCat(first.compute().efficiency_model(), "; PUE ",
-                   absl::StrFormat("%g", first.power().pue()), "; dots at --gpus=",
-                   absl::StrJoin(given, ","));
+  std::string subtitle = absl::StrCat(first.compute().efficiency_model(), "; PUE ",
+                                      absl::StrFormat("%g", first.power().pue()),
+                                      "; dots at --gpus=", absl::StrJoin(given, ","));
   if (capped) {
     const auto g = plan->counts().gpu_count();
     ChartMarker marker;
@@ -187,12 +186,14 @@ absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
     if (c.power_cap_at() == POWER_CAP_AT_SUBSTATION ||
         plan->binding_constraint() == BINDING_CONSTRAINT_SUBSTATION) {
       line.y = plan->power().substation_capacity_watts() / watts_scale;
-      line.label = absl::StrCat(
-          "substation ", units::FormatPower(units::Watts(plan->power().substation_capacity_watts())));
+      line.label =
+          absl::StrCat("substation ",
+                       units::FormatPower(units::Watts(plan->power().substation_capacity_watts())));
     } else if (c.power_cap_watts() > 0) {
       line.y = c.power_cap_watts() / watts_scale;
-      line.label = absl::StrCat(c.power_cap_at() == POWER_CAP_AT_IT ? "IT" : "facility",
-                                " power cap ", units::FormatPower(units::Watts(c.power_cap_watts())));
+      line.label =
+          absl::StrCat(c.power_cap_at() == POWER_CAP_AT_IT ? "IT" : "facility", " power cap ",
+                       units::FormatPower(units::Watts(c.power_cap_watts())));
     }
     if (!line.label.empty()) {
       power.lines.push_back(line);
@@ -227,10 +228,10 @@ absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const std::string&
   Chart chart;
   chart.title = title;
   chart.x_label = "Cluster size (GPUs, log scale)";
-  chart.subtitle = absl::StrCat(sweep.size(), " points; each curve follows ", axes[last].path,
-                                " from ", AxisValueLabel(axes[last], 0), " to ",
-                                AxisValueLabel(axes[last], along - 1),
-                                "; dot shapes show the cap that binds");
+  chart.subtitle =
+      absl::StrCat(sweep.size(), " points; each curve follows ", axes[last].path, " from ",
+                   AxisValueLabel(axes[last], 0), " to ", AxisValueLabel(axes[last], along - 1),
+                   "; dot shapes show the cap that binds");
   ChartPanel compute, mfu, power;
   compute.y_label = absl::StrCat("Compute (", flops_prefix, "FLOP/s)");
   compute.log_y = true;

@@ -22,9 +22,9 @@
 namespace dcplan::cli {
 
 // Compute, MFU and power from the smallest to the largest of `gpu_counts` (curves through many
-// sizes in between, dots at the sizes given). When the request sets a cap, the largest cluster under
-// it is marked with the cap that binds, and a power cap is drawn on the power panel; the x axis
-// then reaches that cluster too.
+// sizes in between, dots at the sizes given). When the request sets a cap, the largest cluster
+// under it is marked with the cap that binds, and a power cap is drawn on the power panel; the x
+// axis then reaches that cluster too.
 absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
                                           absl::Span<const int64_t> gpu_counts);
 

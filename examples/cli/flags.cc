@@ -20,7 +20,9 @@ ABSL_FLAG(std::string, preset, "h100-dgx",
 ABSL_FLAG(std::string, request, "",
           "PlanRequest file to start from instead of a preset (.textproto, .json or .pb); flags "
           "override its fields");
-ABSL_FLAG(std::string, format, "table", "output format: table, json, textproto (or csv, binary)");
+ABSL_FLAG(std::string, format, "table",
+          "output format: table, json, textproto (or csv, binary; jsonl and svg for sweep, svg for "
+          "scale)");
 ABSL_FLAG(std::string, out, "", "write the output to this file (atomically) instead of stdout");
 ABSL_FLAG(std::string, power, "", "power cap with its unit, e.g. 50MW (constraints.power_cap_watts)");
 ABSL_FLAG(std::string, power_at, "",

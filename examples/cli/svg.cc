@@ -12,12 +12,12 @@ namespace {
 
 // Layout, in SVG user units (pixels).
 constexpr double kWidth = 1100;
-constexpr double kLeft = 90;          // room for the y tick labels and the y axis label
+constexpr double kLeft = 90;  // room for the y tick labels and the y axis label
 constexpr double kPlotWidth = 680;
 constexpr double kLegendLeft = kLeft + kPlotWidth + 25;
-constexpr double kTop = 80;           // title and subtitle above
+constexpr double kTop = 80;  // title and subtitle above
 constexpr double kPanelHeight = 210;
-constexpr double kPanelGap = 60;      // x tick labels (and the x label) under each panel
+constexpr double kPanelGap = 60;  // x tick labels (and the x label) under each panel
 constexpr char kFont[] = "font-family=\"DejaVu Sans, Arial, Helvetica, sans-serif\"";
 
 // One axis: its range and how values map onto it.
@@ -93,29 +93,30 @@ std::string Num(double v) { return absl::StrFormat("%.2f", v); }
 // A marker of `shape` centred at (x, y), `r` across from its centre to its edge (about).
 std::string Marker(const std::string& shape, double x, double y, const std::string& color,
                    double r = 3.5) {
-  const std::string fill = absl::StrCat("fill=\"", color, "\" stroke=\"white\" stroke-width=\"0.8\"");
+  const std::string fill =
+      absl::StrCat("fill=\"", color, "\" stroke=\"white\" stroke-width=\"0.8\"");
   if (shape == "square") {
-    return absl::StrCat("<rect x=\"", Num(x - r), "\" y=\"", Num(y - r), "\" width=\"",
-                        Num(2 * r), "\" height=\"", Num(2 * r), "\" ", fill, "/>\n");
+    return absl::StrCat("<rect x=\"", Num(x - r), "\" y=\"", Num(y - r), "\" width=\"", Num(2 * r),
+                        "\" height=\"", Num(2 * r), "\" ", fill, "/>\n");
   }
   if (shape == "triangle") {
     const double t = r * 1.3;
-    return absl::StrCat("<path d=\"M", Num(x), " ", Num(y - t), " L", Num(x + t), " ",
-                        Num(y + r), " L", Num(x - t), " ", Num(y + r), " Z\" ", fill, "/>\n");
+    return absl::StrCat("<path d=\"M", Num(x), " ", Num(y - t), " L", Num(x + t), " ", Num(y + r),
+                        " L", Num(x - t), " ", Num(y + r), " Z\" ", fill, "/>\n");
   }
   if (shape == "diamond") {
     const double d = r * 1.4;
-    return absl::StrCat("<path d=\"M", Num(x), " ", Num(y - d), " L", Num(x + d), " ", Num(y),
-                        " L", Num(x), " ", Num(y + d), " L", Num(x - d), " ", Num(y), " Z\" ",
-                        fill, "/>\n");
+    return absl::StrCat("<path d=\"M", Num(x), " ", Num(y - d), " L", Num(x + d), " ", Num(y), " L",
+                        Num(x), " ", Num(y + d), " L", Num(x - d), " ", Num(y), " Z\" ", fill,
+                        "/>\n");
   }
   return absl::StrCat("<circle cx=\"", Num(x), "\" cy=\"", Num(y), "\" r=\"", Num(r), "\" ", fill,
                       "/>\n");
 }
 
 std::string Text(double x, double y, const std::string& text, const std::string& extra) {
-  return absl::StrCat("<text x=\"", Num(x), "\" y=\"", Num(y), "\" ", extra, ">",
-                      XmlEscape(text), "</text>\n");
+  return absl::StrCat("<text x=\"", Num(x), "\" y=\"", Num(y), "\" ", extra, ">", XmlEscape(text),
+                      "</text>\n");
 }
 
 }  // namespace
@@ -160,7 +161,8 @@ std::string TickLabel(double v) {
     double scale;
     const char* name;
   };
-  for (const Suffix& s : {Suffix{1e12, "T"}, Suffix{1e9, "G"}, Suffix{1e6, "M"}, Suffix{1e3, "K"}}) {
+  for (const Suffix& s :
+       {Suffix{1e12, "T"}, Suffix{1e9, "G"}, Suffix{1e6, "M"}, Suffix{1e3, "K"}}) {
     if (a >= s.scale) return absl::StrCat(sign, absl::StrFormat("%g", a / s.scale), s.name);
   }
   return absl::StrCat(sign, absl::StrFormat("%g", a));
@@ -168,8 +170,12 @@ std::string TickLabel(double v) {
 
 std::pair<double, std::string> SiPrefix(double max) {
   std::pair<double, std::string> best = {1.0, ""};
-  for (const auto& [scale, prefix] : {std::pair<double, const char*>{1e3, "k"}, {1e6, "M"},
-                                      {1e9, "G"}, {1e12, "T"}, {1e15, "P"}, {1e18, "E"}}) {
+  for (const auto& [scale, prefix] : {std::pair<double, const char*>{1e3, "k"},
+                                      {1e6, "M"},
+                                      {1e9, "G"},
+                                      {1e12, "T"},
+                                      {1e15, "P"},
+                                      {1e18, "E"}}) {
     if (max >= scale) best = {scale, prefix};
   }
   return best;
@@ -200,9 +206,8 @@ std::string RenderSvg(const Chart& chart) {
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"", Num(kWidth),
       "\" height=\"", Num(height), "\" viewBox=\"0 0 ", Num(kWidth), " ", Num(height), "\">\n",
-      "<title>", XmlEscape(chart.title), "</title>\n",
-      "<rect x=\"0\" y=\"0\" width=\"", Num(kWidth), "\" height=\"", Num(height),
-      "\" fill=\"white\"/>\n");
+      "<title>", XmlEscape(chart.title), "</title>\n", "<rect x=\"0\" y=\"0\" width=\"",
+      Num(kWidth), "\" height=\"", Num(height), "\" fill=\"white\"/>\n");
   absl::StrAppend(&svg, Text(kLeft, 30, chart.title,
                              absl::StrCat(kFont, " font-size=\"18\" font-weight=\"bold\"")));
   if (!chart.subtitle.empty()) {
@@ -239,16 +244,16 @@ std::string RenderSvg(const Chart& chart) {
                     "\"/></clipPath>\n");
     // Grid: minor lines lighter than major ones.
     for (double x : xminor) {
-      absl::StrAppend(&svg, "<line x1=\"", Num(px(x)), "\" y1=\"", Num(top), "\" x2=\"",
-                      Num(px(x)), "\" y2=\"", Num(bottom), "\" stroke=\"#f0f0f0\"/>\n");
+      absl::StrAppend(&svg, "<line x1=\"", Num(px(x)), "\" y1=\"", Num(top), "\" x2=\"", Num(px(x)),
+                      "\" y2=\"", Num(bottom), "\" stroke=\"#f0f0f0\"/>\n");
     }
     for (double y : yminor) {
       absl::StrAppend(&svg, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(py(y)), "\" x2=\"",
                       Num(kLeft + kPlotWidth), "\" y2=\"", Num(py(y)), "\" stroke=\"#f0f0f0\"/>\n");
     }
     for (double x : xmajor) {
-      absl::StrAppend(&svg, "<line x1=\"", Num(px(x)), "\" y1=\"", Num(top), "\" x2=\"",
-                      Num(px(x)), "\" y2=\"", Num(bottom), "\" stroke=\"#d8d8d8\"/>\n");
+      absl::StrAppend(&svg, "<line x1=\"", Num(px(x)), "\" y1=\"", Num(top), "\" x2=\"", Num(px(x)),
+                      "\" y2=\"", Num(bottom), "\" stroke=\"#d8d8d8\"/>\n");
       absl::StrAppend(&svg, Text(px(x), bottom + 16, TickLabel(x),
                                  absl::StrCat(kFont, " font-size=\"11\" text-anchor=\"middle\"")));
     }
@@ -264,8 +269,9 @@ std::string RenderSvg(const Chart& chart) {
     // The y label, rotated along the axis.
     const double ylx = kLeft - 62, yly = top + kPanelHeight / 2;
     absl::StrAppend(&svg, Text(ylx, yly, panel.y_label,
-                               absl::StrCat(kFont, " font-size=\"13\" text-anchor=\"middle\" "
-                                                   "transform=\"rotate(-90 ",
+                               absl::StrCat(kFont,
+                                            " font-size=\"13\" text-anchor=\"middle\" "
+                                            "transform=\"rotate(-90 ",
                                             Num(ylx), " ", Num(yly), ")\"")));
     // The x label under every panel: each reads on its own.
     absl::StrAppend(&svg, Text(kLeft + kPlotWidth / 2, bottom + 36, chart.x_label,
@@ -336,32 +342,33 @@ std::string RenderSvg(const Chart& chart) {
     for (const ChartSeries& s : panel.series) {
       if (s.name.empty()) continue;
       if (s.line) {
-        absl::StrAppend(&svg, "<line x1=\"", Num(kLegendLeft), "\" y1=\"", Num(ly - 4),
-                        "\" x2=\"", Num(kLegendLeft + 26), "\" y2=\"", Num(ly - 4),
-                        "\" stroke=\"", s.color, "\" stroke-width=\"2\"",
-                        s.dashed ? " stroke-dasharray=\"6 4\"" : "", "/>\n");
+        absl::StrAppend(&svg, "<line x1=\"", Num(kLegendLeft), "\" y1=\"", Num(ly - 4), "\" x2=\"",
+                        Num(kLegendLeft + 26), "\" y2=\"", Num(ly - 4), "\" stroke=\"", s.color,
+                        "\" stroke-width=\"2\"", s.dashed ? " stroke-dasharray=\"6 4\"" : "",
+                        "/>\n");
       }
       if (s.markers) absl::StrAppend(&svg, Marker("circle", kLegendLeft + 13, ly - 4, s.color));
-      absl::StrAppend(&svg, Text(kLegendLeft + 34, ly, s.name,
-                                 absl::StrCat(kFont, " font-size=\"12\"")));
+      absl::StrAppend(&svg,
+                      Text(kLegendLeft + 34, ly, s.name, absl::StrCat(kFont, " font-size=\"12\"")));
       ly += 18;
     }
     for (const ChartLine& l : panel.lines) {
       absl::StrAppend(&svg, "<line x1=\"", Num(kLegendLeft), "\" y1=\"", Num(ly - 4), "\" x2=\"",
                       Num(kLegendLeft + 26), "\" y2=\"", Num(ly - 4), "\" stroke=\"", l.color,
                       "\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n");
-      absl::StrAppend(&svg, Text(kLegendLeft + 34, ly, l.label,
-                                 absl::StrCat(kFont, " font-size=\"12\"")));
+      absl::StrAppend(
+          &svg, Text(kLegendLeft + 34, ly, l.label, absl::StrCat(kFont, " font-size=\"12\"")));
       ly += 18;
     }
     if (pi == 0) {
       for (const ChartMarker& m : chart.markers) {
         absl::StrAppend(&svg, "<line x1=\"", Num(kLegendLeft + 13), "\" y1=\"", Num(ly - 12),
-                        "\" x2=\"", Num(kLegendLeft + 13), "\" y2=\"", Num(ly + 2),
-                        "\" stroke=\"", m.color, "\" stroke-width=\"1.5\" "
+                        "\" x2=\"", Num(kLegendLeft + 13), "\" y2=\"", Num(ly + 2), "\" stroke=\"",
+                        m.color,
+                        "\" stroke-width=\"1.5\" "
                         "stroke-dasharray=\"5 3\"/>\n");
-        absl::StrAppend(&svg, Text(kLegendLeft + 34, ly, m.label,
-                                   absl::StrCat(kFont, " font-size=\"12\"")));
+        absl::StrAppend(
+            &svg, Text(kLegendLeft + 34, ly, m.label, absl::StrCat(kFont, " font-size=\"12\"")));
         ly += 18;
       }
     }

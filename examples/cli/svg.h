@@ -1,11 +1,11 @@
 // File: examples/cli/svg.h
 //
 // Charts as standalone SVG files for `dcplan scale --format=svg` and `dcplan sweep --format=svg`:
-// panels stacked over one shared x axis (log scale with a tick per decade, or linear), each with its
-// own labelled y axis (log or linear) and legend, curves and point markers, horizontal reference
-// lines (a power cap) and vertical markers across every panel (where a cap binds). The output is
-// well-formed XML (text is escaped) with no script and no external reference, so any browser opens
-// it as it is.
+// panels stacked over one shared x axis (log scale with a tick per decade, or linear), each with
+// its own labelled y axis (log or linear) and legend, curves and point markers, horizontal
+// reference lines (a power cap) and vertical markers across every panel (where a cap binds). The
+// output is well-formed XML (text is escaped) with no script and no external reference, so any
+// browser opens it as it is.
 //
 // Numbers come in already converted to the units the axis labels name ("Compute (EFLOP/s)"): this
 // is printing, the one place where quantities become plain numbers.

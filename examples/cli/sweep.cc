@@ -1,7 +1,9 @@
-// dcplan sweep: one request solved over a grid of field values, one CSV row (or JSON line) per point
-// in grid order, or a chart (--format=svg). The planner's Sweep does the solving on every core;
-// this file parses --vary, formats the rows (in parallel, on the same threads), streams them out,
-// draws the progress bar and reports the rate on stderr.
+// dcplan sweep: one request solved over a grid of field values, one CSV row (or JSON line) per
+// point in grid order, or a chart (--format=svg). The planner's Sweep does the solving on every
+// core; this file parses --vary, formats the rows (in parallel, on the same threads), streams them
+// out, draws the progress bar and reports the rate on stderr.
+#include "planner/sweep.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,7 +24,6 @@
 #include "examples/cli/flags.h"
 #include "planner/presets/presets.h"
 #include "planner/status_macros.h"
-#include "planner/sweep.h"
 #include "planner/thread_pool.h"
 #include "proto/io.h"
 #include "units/format.h"
@@ -118,12 +119,21 @@ void AppendJsonText(std::string* out, absl::string_view text) {
 }
 
 // The result columns after the axes', named as in the Plan's JSON.
-constexpr const char* kColumns[] = {
-    "gpu_count",        "server_count",        "rack_count",  "pod_count",
-    "building_count",   "it_power_watts",      "facility_power_watts",
-    "peak_flops_per_second", "mfu",            "realized_flops_per_second",
-    "capex_usd",        "opex_usd_per_year",   "tco_usd",     "binding_constraint",
-    "error"};
+constexpr const char* kColumns[] = {"gpu_count",
+                                    "server_count",
+                                    "rack_count",
+                                    "pod_count",
+                                    "building_count",
+                                    "it_power_watts",
+                                    "facility_power_watts",
+                                    "peak_flops_per_second",
+                                    "mfu",
+                                    "realized_flops_per_second",
+                                    "capex_usd",
+                                    "opex_usd_per_year",
+                                    "tco_usd",
+                                    "binding_constraint",
+                                    "error"};
 
 std::string CsvHeader(const dcplan::Sweep& sweep) {
   std::string s;
@@ -136,7 +146,8 @@ std::string CsvHeader(const dcplan::Sweep& sweep) {
 }
 
 // Point `p`'s row as CSV (`json` false) or as one JSON object.
-void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool json, std::string* out) {
+void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool json,
+               std::string* out) {
   const std::vector<SweepAxis>& axes = sweep.axes();
   if (json) out->push_back('{');
   for (size_t a = 0; a < axes.size(); ++a) {
@@ -160,14 +171,10 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     }
   }
   const bool ok = r.status.ok();
-  const double numbers[] = {units::InWatts(r.it_power),
-                            units::InWatts(r.facility_power),
-                            units::InFlopsPerSecond(r.peak),
-                            units::InFraction(r.mfu),
-                            units::InFlopsPerSecond(r.realized),
-                            units::InUsd(r.capex),
-                            units::InUsd(r.opex_per_year),
-                            units::InUsd(r.tco)};
+  const double numbers[] = {units::InWatts(r.it_power),          units::InWatts(r.facility_power),
+                            units::InFlopsPerSecond(r.peak),     units::InFraction(r.mfu),
+                            units::InFlopsPerSecond(r.realized), units::InUsd(r.capex),
+                            units::InUsd(r.opex_per_year),       units::InUsd(r.tco)};
   const int64_t counts[] = {r.gpus, r.servers, r.racks, r.pods, r.buildings};
   const std::string binding = ok ? BindingConstraint_Name(r.binding) : "";
   if (json) {
@@ -220,8 +227,8 @@ class Output {
     temp_ = absl::StrCat(path_, ".tmp-", getpid());
     file_ = std::fopen(temp_.c_str(), "wb");
     if (file_ == nullptr) {
-      return absl::PermissionDeniedError(absl::StrCat("cannot write ", path_, ": ",
-                                                      std::strerror(errno)));
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot write ", path_, ": ", std::strerror(errno)));
     }
     return absl::OkStatus();
   }
@@ -243,7 +250,8 @@ class Output {
     file_ = nullptr;
     if (!ok || std::rename(temp_.c_str(), path_.c_str()) != 0) {
       std::remove(temp_.c_str());
-      return absl::DataLossError(absl::StrCat("writing ", path_, " failed: ", std::strerror(errno)));
+      return absl::DataLossError(
+          absl::StrCat("writing ", path_, " failed: ", std::strerror(errno)));
     }
     return absl::OkStatus();
   }
@@ -329,8 +337,8 @@ absl::Status SweepTo(OutputFormat format) {
         absl::StrCat("--threads must be in [0, 1024] (0 = one per core), got ", threads));
   }
   if (format == OutputFormat::kSvg && sweep.size() > 1'000'000) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--format=svg draws at most 1,000,000 points, the grid has ", sweep.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--format=svg draws at most 1,000,000 points, the grid has ", sweep.size()));
   }
   ThreadPool pool(threads);
   SweepOptions options;
@@ -388,10 +396,11 @@ absl::Status SweepTo(OutputFormat format) {
   const double solving = std::max(total - Seconds(writing), 1e-9);
   const double points = static_cast<double>(sweep.size());
   std::fprintf(stderr,
-               "dcplan sweep: %s points in %.3f s on %d threads: %.2fM points/s solved, %.2fM "
+               "dcplan sweep: %s points in %.3f s on %d thread%s: %.2fM points/s solved, %.2fM "
                "points/s with output\n",
                units::FormatCount(sweep.size()).c_str(), total, pool.size(),
-               points / solving / 1e6, points / std::max(total, 1e-9) / 1e6);
+               pool.size() == 1 ? "" : "s", points / solving / 1e6,
+               points / std::max(total, 1e-9) / 1e6);
   return absl::OkStatus();
 }
 

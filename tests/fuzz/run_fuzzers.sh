@@ -20,7 +20,8 @@ if ((${#harnesses[@]} == 0)); then
   harnesses=(text_request_fuzzer json_request_fuzzer binary_request_fuzzer units_fuzzer)
 fi
 work="${DCPLAN_FUZZ_DIR:-${HOME:-/root}/.cache/dcplan_fuzz_work}"
-output_base="${DCPLAN_FUZZ_OUTPUT_BASE:-${HOME:-/root}/.cache/dcplan_fuzz}"
+# One output base per checkout (as Bazel's own default is), beside the main one.
+output_base="${DCPLAN_FUZZ_OUTPUT_BASE:-${HOME:-/root}/.cache/dcplan_fuzz_bazel/$(pwd | md5sum | cut -c1-12)}"
 # The fuzz build's own Bazel server exits after 5 idle minutes.
 bazel=(./bazelw --output_base="$output_base" --max_idle_secs=300)
 
