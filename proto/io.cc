@@ -1,18 +1,8 @@
 // File: proto/io.cc
 #include "proto/io.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <climits>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "base/file_io.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/message.h"
@@ -122,8 +113,7 @@ std::string FirstInvalidUtf8(const google::protobuf::Message& message) {
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const google::protobuf::FieldDescriptor* field = descriptor->field(i);
     const bool is_string = field->type() == google::protobuf::FieldDescriptor::TYPE_STRING;
-    const bool is_message =
-        field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE;
+    const bool is_message = field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE;
     if (!is_string && !is_message) continue;
     if (field->is_repeated()) {
       for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
@@ -251,138 +241,11 @@ absl::Status ParseBinary(absl::string_view data, google::protobuf::Message* mess
   // does not know could be a cap it would silently ignore, so binary input refuses them too.
   int number = 0;
   if (std::optional<std::string> where = FirstUnknownField(*message, &number)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not a valid binary ", type, ": ", where->empty() ? "it" : *where,
-        " has a field this dcplan does not know (number ", number, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a valid binary ", type, ": ", where->empty() ? "it" : *where,
+                     " has a field this dcplan does not know (number ", number, ")"));
   }
   return absl::OkStatus();
-}
-
-// Reads all of `fd` (at most kMaxInputBytes + 1 bytes, enough to tell that a file is too large).
-absl::StatusOr<std::string> ReadAll(int fd, absl::string_view name, std::size_t size_hint) {
-  std::string data;
-  data.reserve(std::min(size_hint, kMaxInputBytes) + 1);
-  char buffer[1 << 16];
-  while (data.size() <= kMaxInputBytes) {
-    const std::size_t want = std::min(sizeof(buffer), kMaxInputBytes + 1 - data.size());
-    const ssize_t got = ::read(fd, buffer, want);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      if (error == EISDIR) {
-        return absl::InvalidArgumentError(absl::StrCat(name, " is a directory"));
-      }
-      return absl::ErrnoToStatus(error, absl::StrCat("cannot read ", name));
-    }
-    if (got == 0) break;
-    data.append(buffer, static_cast<std::size_t>(got));
-  }
-  return data;
-}
-
-// Reads the file at `path` ("-" is standard input), enforcing the checks ReadMessageFile documents.
-absl::StatusOr<std::string> ReadFile(absl::string_view path) {
-  const std::string name = DisplayName(path);
-  std::string data;
-  if (path == "-") {
-    absl::StatusOr<std::string> read = ReadAll(STDIN_FILENO, name, 0);
-    if (!read.ok()) return read.status();
-    data = *std::move(read);
-  } else {
-    const std::string file(path);
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      const int error = errno;
-      if (error == ENOENT || error == ENOTDIR) {
-        return absl::NotFoundError(absl::StrCat(name, " does not exist"));
-      }
-      if (error == EACCES || error == EPERM) {
-        return absl::PermissionDeniedError(
-            absl::StrCat(name, " is not readable (permission denied)"));
-      }
-      return absl::ErrnoToStatus(error, absl::StrCat("cannot open ", name));
-    }
-    struct stat info;
-    if (::fstat(fd, &info) != 0) {
-      const int error = errno;
-      ::close(fd);
-      return absl::ErrnoToStatus(error, absl::StrCat("cannot stat ", name));
-    }
-    if (S_ISDIR(info.st_mode)) {
-      ::close(fd);
-      return absl::InvalidArgumentError(absl::StrCat(name, " is a directory"));
-    }
-    std::size_t size_hint = 0;
-    if (S_ISREG(info.st_mode)) {
-      if (static_cast<std::uint64_t>(info.st_size) > kMaxInputBytes) {
-        ::close(fd);
-        return absl::InvalidArgumentError(absl::StrCat(name, " is larger than the 64 MiB limit"));
-      }
-      size_hint = static_cast<std::size_t>(info.st_size);
-    }
-    // Pipes, devices and files that grow while read are held to the same limit while reading.
-    absl::StatusOr<std::string> read = ReadAll(fd, name, size_hint);
-    ::close(fd);
-    if (!read.ok()) return read.status();
-    data = *std::move(read);
-  }
-  if (data.size() > kMaxInputBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " is larger than the 64 MiB limit"));
-  }
-  if (data.empty()) return absl::InvalidArgumentError(absl::StrCat(name, " is empty"));
-  return data;
-}
-
-// Writes all of `data` to `fd`, retrying short writes and interrupts. Returns 0 or an errno value.
-int WriteAll(int fd, absl::string_view data) {
-  while (!data.empty()) {
-    const ssize_t wrote = ::write(fd, data.data(), data.size());
-    if (wrote < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data.remove_prefix(static_cast<std::size_t>(wrote));
-  }
-  return 0;
-}
-
-absl::Status WriteToStdout(absl::string_view contents) {
-  if (std::fwrite(contents.data(), 1, contents.size(), stdout) != contents.size() ||
-      std::fflush(stdout) != 0) {
-    const int error = errno != 0 ? errno : EIO;
-    return absl::ErrnoToStatus(error, "cannot write to standard output");
-  }
-  return absl::OkStatus();
-}
-
-// Writes to an existing file that is not a regular file (/dev/null, a FIFO, a terminal), which
-// cannot be replaced by rename(2): such a file is opened and written as it is.
-absl::Status WriteInPlace(const std::string& file, absl::string_view contents) {
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int error = errno;
-    return absl::ErrnoToStatus(error, absl::StrCat("cannot write ", file));
-  }
-  int error = WriteAll(fd, contents);
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error != 0) return absl::ErrnoToStatus(error, absl::StrCat("cannot write ", file));
-  return absl::OkStatus();
-}
-
-// A name for a temporary file next to `path` that no other writer is likely to pick; O_EXCL settles
-// the rare collision.
-std::string TemporaryName(absl::string_view path) {
-  static std::atomic<std::uint64_t> counter{0};
-  const std::size_t slash = path.rfind('/');
-  const absl::string_view prefix =
-      slash == absl::string_view::npos ? absl::string_view() : path.substr(0, slash + 1);
-  // Shortened so that the temporary's name stays within NAME_MAX however long the file's name is.
-  const absl::string_view base =
-      (slash == absl::string_view::npos ? path : path.substr(slash + 1)).substr(0, 128);
-  const auto now =
-      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  const std::uint64_t salt = now ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ULL);
-  return absl::StrFormat("%s.%s.tmp-%d-%016x", prefix, base, static_cast<int>(::getpid()), salt);
 }
 
 }  // namespace
@@ -515,7 +378,7 @@ absl::Status ReadMessageFile(absl::string_view path, std::optional<Encoding> enc
     if (!from_path.ok()) return from_path.status();
     encoding = *from_path;
   }
-  absl::StatusOr<std::string> data = ReadFile(path);
+  absl::StatusOr<std::string> data = ReadFileBounded(path);
   if (!data.ok()) return data.status();
   const absl::Status parsed = ParseMessage(*data, *encoding, message);
   if (!parsed.ok()) {
@@ -534,66 +397,7 @@ absl::Status WriteMessageFile(absl::string_view path, Encoding encoding,
 
 absl::Status WriteTextFile(absl::string_view path, absl::string_view contents,
                            const std::vector<std::string>& inputs) {
-  if (path.empty()) return absl::InvalidArgumentError("the output path is empty");
-  if (path == "-") return WriteToStdout(contents);
-  std::string file(path);
-  if (file.back() == '/') {
-    return absl::InvalidArgumentError(absl::StrCat(file, " is a directory"));
-  }
-
-  struct stat existing;
-  const bool exists = ::stat(file.c_str(), &existing) == 0;
-  if (exists) {
-    if (S_ISDIR(existing.st_mode)) {
-      return absl::InvalidArgumentError(absl::StrCat(file, " is a directory"));
-    }
-    for (const std::string& input : inputs) {
-      if (input.empty() || input == "-") continue;
-      struct stat in;
-      if (::stat(input.c_str(), &in) == 0 && in.st_dev == existing.st_dev &&
-          in.st_ino == existing.st_ino) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("refusing to overwrite the input file ", file));
-      }
-    }
-    if (!S_ISREG(existing.st_mode)) return WriteInPlace(file, contents);
-    // Through a symlink, the file it points to is replaced and the link kept.
-    struct stat link;
-    if (::lstat(file.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-      char* resolved = ::realpath(file.c_str(), nullptr);
-      if (resolved != nullptr) {
-        file = resolved;
-        std::free(resolved);
-      }
-    }
-  }
-
-  std::string temporary;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temporary = TemporaryName(file);
-    fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    const int error = errno;
-    return absl::ErrnoToStatus(
-        error, absl::StrCat("cannot write ", path, ": cannot create a temporary file beside it"));
-  }
-  // A replaced file keeps its permissions; a new one gets 0666 less the umask, like any new file.
-  if (exists && S_ISREG(existing.st_mode)) {
-    (void)::fchmod(fd, existing.st_mode & 07777);
-  }
-  int error = WriteAll(fd, contents);
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && ::rename(temporary.c_str(), file.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(temporary.c_str());
-    if (error == EISDIR) return absl::InvalidArgumentError(absl::StrCat(path, " is a directory"));
-    return absl::ErrnoToStatus(error, absl::StrCat("cannot write ", path));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, contents, inputs);
 }
 
 }  // namespace dcplan

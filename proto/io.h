@@ -4,8 +4,8 @@
 // google::protobuf::Message) in the three encodings dcplan speaks: text format, proto3 JSON and
 // binary. Parsing never crashes or prints on bad input: every problem comes back as an absl::Status
 // that names the file, the line and column (text format) or the parser's own words (JSON). Files
-// are read with a size limit and written atomically (a temporary file in the same directory, then
-// rename(2)), and a write that would overwrite one of the command's input files is refused.
+// are read and written by base/file_io.h: with a size limit (kMaxInputBytes), and atomically (a
+// temporary file in the same directory, then rename(2)), never over one of the command's inputs.
 //
 // Example:
 //   dcplan::PlanRequest request;
@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/file_io.h"
 #include "google/protobuf/message.h"
 
 namespace dcplan {
@@ -33,9 +34,6 @@ enum class Encoding {
   kJson,    // proto3 JSON mapping (.json)
   kBinary,  // protobuf wire format (.pb)
 };
-
-// The largest file ReadMessageFile accepts: 64 MiB.
-inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 
 // The canonical name of `encoding`: "text", "json" or "binary".
 absl::string_view EncodingName(Encoding encoding);
@@ -52,8 +50,8 @@ absl::StatusOr<Encoding> EncodingFromPath(absl::string_view path);
 // Parses `data` in `encoding` into `message`, which is cleared first. Text-format errors carry the
 // 1-based line:column and the parser's words; JSON (proto3 mapping, original field names and
 // lowerCamelCase accepted, unknown fields rejected) errors carry the parser's message; binary input
-// that does not parse gives "not a valid binary <full message type>"; binary input with a field this
-// schema does not know is refused like text and JSON refuse one ("not a valid binary
+// that does not parse gives "not a valid binary <full message type>"; binary input with a field
+// this schema does not know is refused like text and JSON refuse one ("not a valid binary
 // dcplan.PlanRequest: hardware.accelerator has a field this dcplan does not know (number 9)"), as
 // a field an older dcplan ignored could be a cap it would not apply. A string field that is not
 // valid UTF-8 (proto3 requires it; the text parser alone would take "\xff") is an error in every
@@ -82,14 +80,9 @@ absl::Status WriteMessageFile(absl::string_view path, Encoding encoding,
                               const google::protobuf::Message& message,
                               const std::vector<std::string>& inputs = {});
 
-// Writes `contents` to `path` atomically: into a temporary file in the same directory, then
-// rename(2) over `path`, so readers see the old file or the new one and never a partial one; on any
-// failure the temporary is removed and `path` is untouched. A replaced file keeps its permission
-// bits. When `path` is a symlink to a file, that file is replaced and the link kept. An existing
-// `path` that is not a regular file (/dev/null, a FIFO) is written in place, not replaced. Refuses
-// with FailedPrecondition ("refusing to overwrite the input file <path>") when `path` is the same
-// file (same device and inode, so symlinks, hard links and "./a" vs "a" are caught) as any of
-// `inputs`. "-" writes to standard output.
+// Writes `contents` to `path` with base/file_io.h's WriteFileAtomically (the one writer every
+// command uses): atomic for regular files, written through for devices and FIFOs, symlinks
+// followed, never over one of `inputs`, "-" is standard output.
 absl::Status WriteTextFile(absl::string_view path, absl::string_view contents,
                            const std::vector<std::string>& inputs = {});
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/file_io.h"
 #include "examples/cli/workload_flags.h"
 #include "planner/presets/presets.h"
 #include "planner/status_macros.h"
@@ -24,7 +25,8 @@ ABSL_FLAG(std::string, format, "table",
           "output format: table, json, textproto (or csv, binary; jsonl and svg for sweep, svg for "
           "scale)");
 ABSL_FLAG(std::string, out, "", "write the output to this file (atomically) instead of stdout");
-ABSL_FLAG(std::string, power, "", "power cap with its unit, e.g. 50MW (constraints.power_cap_watts)");
+ABSL_FLAG(std::string, power, "",
+          "power cap with its unit, e.g. 50MW (constraints.power_cap_watts)");
 ABSL_FLAG(std::string, power_at, "",
           "where the power cap is measured: facility (the meter), it, or substation");
 ABSL_FLAG(std::string, pue, "", "power usage effectiveness, >= 1.0 (site.pue)");
@@ -78,9 +80,8 @@ absl::StatusOr<OutputFormat> FormatFlag(const std::vector<std::string>& allowed)
   bool ok = false;
   for (const std::string& a : allowed) ok |= (a == f);
   if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat("--format must be one of ",
-                                                   absl::StrJoin(allowed, ", "), "; got \"", f,
-                                                   "\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--format must be one of ", absl::StrJoin(allowed, ", "), "; got \"", f, "\""));
   }
   if (f == "json") return OutputFormat::kJson;
   if (f == "textproto" || f == "text") return OutputFormat::kText;
@@ -189,12 +190,7 @@ std::vector<std::string> InputFiles() {
 
 absl::Status WriteOutput(absl::string_view text) {
   const std::string out = absl::GetFlag(FLAGS_out);
-  if (out.empty() || out == "-") {
-    std::cout << text;
-    std::cout.flush();
-    return std::cout ? absl::OkStatus() : absl::DataLossError("writing to stdout failed");
-  }
-  return WriteTextFile(out, text, InputFiles());
+  return WriteFileAtomically(out.empty() ? "-" : out, text, InputFiles());
 }
 
 absl::Status WriteMessage(const google::protobuf::Message& message, OutputFormat format) {

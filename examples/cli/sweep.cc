@@ -4,21 +4,19 @@
 // out, draws the progress bar and reports the rate on stderr.
 #include "planner/sweep.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/file_io.h"
 #include "examples/cli/charts.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
@@ -208,74 +206,6 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
   out->push_back('\n');
 }
 
-// Where the rows go: standard output, or --out written to a temporary file beside it and renamed
-// over it at the end (so a reader never sees half a file).
-class Output {
- public:
-  absl::Status Open(const std::string& path) {
-    path_ = path;
-    if (path_.empty() || path_ == "-") {
-      file_ = stdout;
-      return absl::OkStatus();
-    }
-    for (const std::string& input : InputFiles()) {
-      if (SameFile(input, path_)) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("refusing to overwrite the input file ", path_));
-      }
-    }
-    temp_ = absl::StrCat(path_, ".tmp-", getpid());
-    file_ = std::fopen(temp_.c_str(), "wb");
-    if (file_ == nullptr) {
-      return absl::PermissionDeniedError(
-          absl::StrCat("cannot write ", path_, ": ", std::strerror(errno)));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Write(absl::string_view text) {
-    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
-      return absl::DataLossError(absl::StrCat("writing ", path_.empty() ? "stdout" : path_,
-                                              " failed: ", std::strerror(errno)));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Close() {
-    if (file_ == stdout) {
-      return std::fflush(stdout) == 0 ? absl::OkStatus()
-                                      : absl::DataLossError("writing to stdout failed");
-    }
-    const bool ok = std::fclose(file_) == 0;
-    file_ = nullptr;
-    if (!ok || std::rename(temp_.c_str(), path_.c_str()) != 0) {
-      std::remove(temp_.c_str());
-      return absl::DataLossError(
-          absl::StrCat("writing ", path_, " failed: ", std::strerror(errno)));
-    }
-    return absl::OkStatus();
-  }
-
-  // On failure: drop the temporary file, leave --out as it was.
-  void Abandon() {
-    if (file_ != nullptr && file_ != stdout) {
-      std::fclose(file_);
-      std::remove(temp_.c_str());
-    }
-    file_ = nullptr;
-  }
-
- private:
-  static bool SameFile(const std::string& a, const std::string& b) {
-    struct stat sa, sb;
-    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-  }
-
-  std::string path_, temp_;
-  std::FILE* file_ = nullptr;
-};
-
 // The progress bar on stderr: only when stderr is a terminal, and only once the sweep has run for
 // a second (short sweeps print nothing but the closing rate).
 class Progress {
@@ -344,14 +274,15 @@ absl::Status SweepTo(OutputFormat format) {
   SweepOptions options;
   options.pool = &pool;
 
-  Output out;
+  std::unique_ptr<FileWriter> out;  // --out (or stdout), through the one atomic writer
   const Clock::time_point start = Clock::now();
   Progress progress(sweep.size(), start);
   Clock::duration writing{};
   std::vector<SweepRow> kept;  // the SVG needs every row
   if (format != OutputFormat::kSvg) {
-    DCPLAN_RETURN_IF_ERROR(out.Open(absl::GetFlag(FLAGS_out)));
-    if (format == OutputFormat::kCsv) DCPLAN_RETURN_IF_ERROR(out.Write(CsvHeader(sweep)));
+    const std::string path = absl::GetFlag(FLAGS_out);
+    DCPLAN_ASSIGN_OR_RETURN(out, FileWriter::Open(path.empty() ? "-" : path, InputFiles()));
+    if (format == OutputFormat::kCsv) DCPLAN_RETURN_IF_ERROR(out->Append(CsvHeader(sweep)));
   }
   std::vector<std::string> pieces;
   absl::Status run = sweep.Run(options, [&](int64_t first, absl::Span<const SweepRow> rows) {
@@ -370,27 +301,20 @@ absl::Status SweepTo(OutputFormat format) {
           AppendRow(sweep, first + i, rows[i], format == OutputFormat::kJsonLines, &piece);
         }
       });
-      for (const std::string& piece : pieces) DCPLAN_RETURN_IF_ERROR(out.Write(piece));
+      for (const std::string& piece : pieces) DCPLAN_RETURN_IF_ERROR(out->Append(piece));
     }
     writing += Clock::now() - t0;
     progress.Update(first + static_cast<int64_t>(rows.size()));
     return absl::OkStatus();
   });
   progress.Finish();
-  if (!run.ok()) {
-    out.Abandon();
-    return run;
-  }
+  if (!run.ok()) return run;  // `out` is abandoned: the previous output stays, no temporary
   if (format == OutputFormat::kSvg) {
     const std::string title = absl::StrCat(base.name().empty() ? "dcplan" : base.name(), ": sweep");
     DCPLAN_ASSIGN_OR_RETURN(std::string svg, SweepChartSvg(sweep, title, kept));
     DCPLAN_RETURN_IF_ERROR(WriteOutput(svg));
   } else {
-    absl::Status closed = out.Close();
-    if (!closed.ok()) {
-      out.Abandon();
-      return closed;
-    }
+    DCPLAN_RETURN_IF_ERROR(out->Commit());
   }
   const double total = Seconds(Clock::now() - start);
   const double solving = std::max(total - Seconds(writing), 1e-9);
