@@ -240,12 +240,9 @@ absl::StatusOr<std::unique_ptr<FileWriter>> FileWriter::Open(
   if (path.back() == '/') {
     return absl::InvalidArgumentError(absl::StrCat(path, " is a directory"));
   }
-  absl::StatusOr<std::string> target = FollowLinks(std::string(path), w->display_);
-  if (!target.ok()) return target.status();
-  w->target_ = *std::move(target);
-
+  const std::string file(path);
   struct stat existing;
-  const bool exists = ::stat(w->target_.c_str(), &existing) == 0;
+  const bool exists = ::stat(file.c_str(), &existing) == 0;
   if (exists) {
     if (S_ISDIR(existing.st_mode)) {
       return absl::InvalidArgumentError(absl::StrCat(path, " is a directory"));
@@ -260,12 +257,17 @@ absl::StatusOr<std::unique_ptr<FileWriter>> FileWriter::Open(
       }
     }
     if (!S_ISREG(existing.st_mode)) {
-      // A device, FIFO or socket cannot be replaced by rename(2) and must not be: write through.
-      w->fd_ = ::open(w->target_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      // A device, FIFO or socket cannot be replaced by rename(2) and must not be: write through,
+      // opened by the name given (so /dev/stdout reaches whatever standard output is).
+      w->fd_ = ::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
       if (w->fd_ < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
       return w;
     }
   }
+  // A regular file, or none yet: the temporary goes beside the file the symlinks lead to.
+  absl::StatusOr<std::string> target = FollowLinks(file, w->display_);
+  if (!target.ok()) return target.status();
+  w->target_ = *std::move(target);
 
   int error = 0;
   for (int attempt = 0; attempt < 100 && w->fd_ < 0; ++attempt) {

@@ -197,6 +197,76 @@ check "the plan replaced the old output" 32784 "$(json_get "$T/plan.json" "p['co
 check "the output keeps its permissions" 640 "$(stat -c %a "$T/plan.json")"
 check "no temporary file left" "" "$(ls -a "$T" | grep -F '.tmp-' || true)"
 
+# --- one output path for every command: devices, FIFOs, symlinks, planted names, full disks ---------
+O="$T/out" && mkdir -p "$O"
+SWEEP=(sweep --preset=seed --vary=power=10MW:50MW:10MW)
+# Character devices are written through, never replaced (tests run as root: replacing /dev/null or the
+# /dev/stdout symlink by a regular file would damage the machine).
+for cmd in "fit --preset=seed --power=1MW" "${SWEEP[*]}" "scale --preset=seed --format=svg" "convert --in=$T/good.json --out_format=json"; do
+  # shellcheck disable=SC2086
+  "$DCPLAN" $cmd --out=/dev/null 2>/dev/null
+  check "$cmd --out=/dev/null" "0 c" "$? $(stat -c %F /dev/null | cut -c1)"
+done
+got=$("$DCPLAN" "${SWEEP[@]}" --out=/dev/stdout 2>/dev/null | wc -l)
+check "sweep --out=/dev/stdout writes through" "6 symbolic link" "$got $(stat -c %F /dev/stdout)"
+# A full disk (/dev/full fails every write with ENOSPC) is an error with a non-zero exit, for the
+# sweep's streamed rows, a plan and a chart alike, and for standard output.
+bad "sweep onto a full disk" 1 'dcplan: cannot write /dev/full: No space left on device' "${SWEEP[@]}" --out=/dev/full
+bad "fit onto a full disk" 1 'dcplan: cannot write /dev/full: No space left on device' fit --preset=seed --power=1MW --format=json --out=/dev/full
+bad "chart onto a full disk" 1 'dcplan: cannot write /dev/full: No space left on device' scale --preset=seed --format=svg --out=/dev/full
+rows=$((rows + 1))
+err=$("$DCPLAN" fit --preset=seed --power=1MW 2>&1 >/dev/full); check "stdout on a full disk" "1 dcplan: cannot write <stdout>: No space left on device" "$? $err"
+# A FIFO with a reader gets the rows and stays a FIFO.
+mkfifo "$O/rows.fifo"
+cat "$O/rows.fifo" >"$O/from-fifo.csv" &
+"$DCPLAN" "${SWEEP[@]}" --out="$O/rows.fifo" 2>/dev/null; rc=$?
+wait
+check "sweep into a FIFO" "0 6 fifo" "$rc $(wc -l <"$O/from-fifo.csv") $(stat -c %F "$O/rows.fifo")"
+# A symlink is followed to its target (a dangling one too) and kept.
+echo old >"$O/target.csv" && ln -s target.csv "$O/link.csv" && ln -s made.csv "$O/dangling.csv"
+"$DCPLAN" "${SWEEP[@]}" --out="$O/link.csv" 2>/dev/null
+check "sweep through a symlink" "0 6 symbolic link" "$? $(wc -l <"$O/target.csv") $(stat -c %F "$O/link.csv")"
+"$DCPLAN" fit --preset=seed --power=1MW --format=json --out="$O/dangling.csv" 2>/dev/null
+check "fit through a dangling symlink" "0 712 symbolic link" \
+  "$? $(json_get "$O/made.csv" "p['counts']['gpu_count']") $(stat -c %F "$O/dangling.csv")"
+# Symlinks planted at every name the old writers used (out.csv.tmp-PID for the next PIDs,
+# .out.csv.tmp-PID-*) point at a file that must survive: the temporary is created exclusively under a
+# random name, so no planted link is followed.
+echo precious >"$O/victim"
+next=$(sh -c 'echo $$')
+for pid in $(seq "$next" $((next + 50))); do ln -s victim "$O/planted.csv.tmp-$pid"; done
+"$DCPLAN" "${SWEEP[@]}" --out="$O/planted.csv" 2>/dev/null
+check "planted symlinks are not followed" "0 precious 6" "$? $(cat "$O/victim") $(wc -l <"$O/planted.csv")"
+# A name of 255 bytes (NAME_MAX) works: the temporary's name is short whatever the target's.
+long="$O/$(printf 'n%.0s' $(seq 251)).csv"
+"$DCPLAN" "${SWEEP[@]}" --out="$long" 2>/dev/null
+check "a 255-byte output name" "0 6" "$? $(wc -l <"$long")"
+# A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) fails the write midway like a full disk: the
+# previous output stays whole, no temporary is left.
+echo previous >"$O/limited.csv"
+rows=$((rows + 1))
+err=$(bash -c 'trap "" XFSZ; ulimit -f 1; exec "$0" "$@"' "$DCPLAN" sweep --preset=seed \
+  --vary=power=1MW:50MW:1kW --out="$O/limited.csv" 2>&1 >/dev/null)
+check "a write that fails midway" "1 dcplan: cannot write $O/limited.csv: File too large" "$? $err"
+check "the limited output is untouched" "previous 0" \
+  "$(cat "$O/limited.csv") $(ls -a "$O" | grep -c '^\.limited\.csv\.tmp-')"
+# SIGINT and SIGTERM in the middle of a long sweep: the previous output stays, the temporary goes,
+# and the process dies of the signal (exit 128 + its number). Job control on, so that the
+# background sweep does not start with SIGINT ignored.
+set -m
+for sig in INT TERM; do
+  echo previous >"$O/killed.csv"
+  "$DCPLAN" sweep --preset=seed --vary=power=1MW:1000MW:500W --out="$O/killed.csv" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 200); do ls -a "$O" | grep -q '^\.killed\.csv\.tmp-' && break; sleep 0.05; done
+  seen=$(ls -a "$O" | grep -c '^\.killed\.csv\.tmp-')
+  sleep 0.3
+  kill -s $sig $pid; wait $pid; rc=$?
+  check "SIG$sig during a sweep" "1 $((128 + $(kill -l $sig))) previous 0" \
+    "$seen $rc $(cat "$O/killed.csv") $(ls -a "$O" | grep -c '^\.killed\.csv\.tmp-')"
+done
+set +m
+
 # --- the same input gives byte-identical output --------------------------------------------------------
 for format in json textproto binary table; do
   "$DCPLAN" fit --request="$T/good.textproto" --format=$format >"$T/a.$format"
