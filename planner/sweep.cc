@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/descriptor.h"
@@ -180,56 +181,95 @@ double Tidy(double v, int digits) {
   return std::strtod(buf, nullptr);
 }
 
-absl::StatusOr<std::vector<double>> ParseValues(absl::string_view spec, absl::string_view name,
-                                                absl::string_view text) {
+// Whether any two neighbours of `values` are equal (a range's values only grow).
+bool HasDuplicates(const std::vector<double>& values) {
+  return std::adjacent_find(values.begin(), values.end()) != values.end();
+}
+
+// The values `text` stands for, or (when `values` is null) only how many there are: a range's
+// count comes from its ends and step alone, so the grid's size is known before anything is made.
+// Whole-number fields (`integer`) take whole numbers only; a log range over one takes the nearest
+// whole numbers. A range is kept to 12 (linear) or 6 (log) significant digits to drop floating
+// noise, more when that would make two values equal; values that are equal even then (a step below
+// a double's precision, more log points than whole numbers) are refused.
+absl::StatusOr<double> ParseValues(absl::string_view spec, absl::string_view name,
+                                   absl::string_view text, bool integer,
+                                   std::vector<double>* values) {
   auto value = [&](absl::string_view t) -> absl::StatusOr<double> {
     auto v = ParseFieldValue(name, t);
     if (!v.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", v.status().message()));
+    }
+    if (integer && *v != std::floor(*v)) {
+      return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", name,
+                                                     " takes whole numbers, got ",
+                                                     absl::StripAsciiWhitespace(t)));
     }
     return *v;
   };
   auto error = [&](absl::string_view what) {
     return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", what));
   };
-  std::vector<double> values;
-  if (absl::StrContains(text, ':')) {
-    std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
-    if (parts.size() != 3) return error("a range is a:b:step or a:b:logN");
-    DCPLAN_ASSIGN_OR_RETURN(double a, value(parts[0]));
-    DCPLAN_ASSIGN_OR_RETURN(double b, value(parts[1]));
-    absl::string_view third = absl::StripAsciiWhitespace(parts[2]);
-    if (absl::ConsumePrefix(&third, "log")) {
-      int n = 0;
-      if (!absl::SimpleAtoi(third, &n) || n < 2 || n > kMaxAxisValues) {
-        return error("logN needs a whole N of at least 2, e.g. log20");
-      }
-      if (!(a > 0 && b > 0)) return error("a log range needs a > 0 and b > 0");
-      const double la = std::log(a), lb = std::log(b);
-      for (int i = 0; i < n; ++i) {
-        values.push_back(i == 0       ? a
-                         : i == n - 1 ? b
-                                      : Tidy(std::exp(la + (lb - la) * i / (n - 1)), 6));
-      }
-    } else {
-      DCPLAN_ASSIGN_OR_RETURN(double step, value(third));
-      if (!(step > 0)) return error("the step must be > 0");
-      if (!(b >= a)) return error("a:b:step needs a <= b");
-      const double count = std::floor((b - a) / step * (1 + 1e-12) + 1e-9) + 1;
-      if (!(count <= static_cast<double>(kMaxAxisValues))) {
-        return error(absl::StrCat("more than ", kMaxAxisValues, " values"));
-      }
-      for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
-        values.push_back(std::min(b, Tidy(a + static_cast<double>(i) * step, 12)));
-      }
-    }
-  } else {
+  if (!absl::StrContains(text, ':')) {
+    double count = 0;
     for (absl::string_view part : absl::StrSplit(text, ',')) {
       DCPLAN_ASSIGN_OR_RETURN(double v, value(part));
-      values.push_back(v);
+      if (values != nullptr) values->push_back(v);
+      ++count;
     }
+    return count;
   }
-  return values;
+  std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
+  if (parts.size() != 3) return error("a range is a:b:step or a:b:logN");
+  DCPLAN_ASSIGN_OR_RETURN(double a, value(parts[0]));
+  DCPLAN_ASSIGN_OR_RETURN(double b, value(parts[1]));
+  absl::string_view third = absl::StripAsciiWhitespace(parts[2]);
+  if (absl::ConsumePrefix(&third, "log")) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(third, &n) || n < 2) {
+      return error("logN needs a whole N of at least 2, e.g. log20");
+    }
+    if (n > kMaxAxisValues) {
+      return error(absl::StrCat(n, " values; an axis may have at most ", kMaxAxisValues));
+    }
+    if (!(a > 0 && b > 0)) return error("a log range needs a > 0 and b > 0");
+    if (values == nullptr) return static_cast<double>(n);
+    const double la = std::log(a), lb = std::log(b);
+    for (int digits : {6, 12, 17}) {
+      values->clear();
+      for (int64_t i = 0; i < n; ++i) {
+        double v = i == 0       ? a
+                   : i == n - 1 ? b
+                                : Tidy(std::exp(la + (lb - la) * static_cast<double>(i) /
+                                                         static_cast<double>(n - 1)),
+                                       digits);
+        if (integer) v = std::round(v);
+        values->push_back(v);
+      }
+      if (!HasDuplicates(*values)) return static_cast<double>(n);
+    }
+    return error(absl::StrCat(n, " log-spaced points repeat values",
+                              integer ? " (whole numbers)" : "",
+                              "; use fewer points or a wider range"));
+  }
+  DCPLAN_ASSIGN_OR_RETURN(double step, value(third));
+  if (!(step > 0)) return error("the step must be > 0");
+  if (!(b >= a)) return error("a:b:step needs a <= b");
+  const double count = std::floor((b - a) / step * (1 + 1e-12) + 1e-9) + 1;
+  if (!(count <= static_cast<double>(kMaxAxisValues))) {
+    return error(
+        absl::StrFormat("%.6g values; an axis may have at most %d", count, kMaxAxisValues));
+  }
+  if (values == nullptr) return count;
+  for (int digits : {12, 17}) {
+    values->clear();
+    for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+      values->push_back(std::min(b, Tidy(a + static_cast<double>(i) * step, digits)));
+    }
+    if (!HasDuplicates(*values)) return count;
+  }
+  return error(absl::StrCat("the step ", absl::StripAsciiWhitespace(third),
+                            " is too small for a double to tell the values apart"));
 }
 
 // Sets the numeric field at the end of `chain` in `request` to `v`.
@@ -315,7 +355,10 @@ std::string SweepAxis::ValueText(int64_t i) const {
   return ec == std::errc() ? std::string(buf, end) : absl::StrCat(values[i]);
 }
 
-absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
+namespace {
+
+// Parses `spec` into `axis`; its values only when `materialize`. Returns the number of values.
+absl::StatusOr<double> ParseAxis(absl::string_view spec, bool materialize, SweepAxis* axis) {
   std::pair<absl::string_view, absl::string_view> kv =
       absl::StrSplit(spec, absl::MaxSplits('=', 1));
   const absl::string_view name = absl::StripAsciiWhitespace(kv.first);
@@ -324,27 +367,55 @@ absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--vary=", spec, ": expected FIELD=VALUES, e.g. power=10MW:500MW:log20 or pue=1.1,1.3"));
   }
-  SweepAxis axis;
-  axis.path = ResolveSweepAlias(name);
-  if (axis.is_preset()) {
+  axis->path = ResolveSweepAlias(name);
+  if (axis->is_preset()) {
     for (absl::string_view p : absl::StrSplit(text, ',')) {
       p = absl::StripAsciiWhitespace(p);
       if (p.empty())
         return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": empty preset name"));
-      axis.presets.emplace_back(p);
+      axis->presets.emplace_back(p);
     }
-    return axis;
+    return static_cast<double>(axis->presets.size());
   }
-  auto chain = ResolveField(axis.path);
+  auto chain = ResolveField(axis->path);
   if (!chain.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--vary=", spec, ": ", chain.status().message()));
   }
-  DCPLAN_ASSIGN_OR_RETURN(axis.values, ParseValues(spec, chain->back()->name(), text));
-  if (IsInteger(chain->back())) {
-    for (double& v : axis.values) v = std::round(v);
-  }
+  return ParseValues(spec, chain->back()->name(), text, IsInteger(chain->back()),
+                     materialize ? &axis->values : nullptr);
+}
+
+}  // namespace
+
+absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
+  SweepAxis axis;
+  DCPLAN_RETURN_IF_ERROR(ParseAxis(spec, /*materialize=*/true, &axis).status());
   return axis;
+}
+
+absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::string>& specs) {
+  double points = 1;
+  std::vector<std::string> counts;
+  for (const std::string& spec : specs) {
+    SweepAxis counted;
+    DCPLAN_ASSIGN_OR_RETURN(double n, ParseAxis(spec, /*materialize=*/false, &counted));
+    points *= n;
+    counts.push_back(absl::StrFormat("%.0f", n));
+  }
+  if (points > static_cast<double>(kMaxSweepPoints)) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "the grid has ",
+        points < 1e15 ? absl::StrFormat("%.0f", points) : absl::StrFormat("%.3g", points),
+        " points (", absl::StrJoin(counts, " x "), "); a sweep may have at most ", kMaxSweepPoints,
+        ": take fewer values along an axis"));
+  }
+  std::vector<SweepAxis> axes;
+  for (const std::string& spec : specs) {
+    DCPLAN_ASSIGN_OR_RETURN(SweepAxis axis, ParseSweepAxis(spec));
+    axes.push_back(std::move(axis));
+  }
+  return axes;
 }
 
 // ------------------------------------------------------------------------------------------------

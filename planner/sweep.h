@@ -14,8 +14,9 @@
 // and every value is read in the field's unit: `_watts` fields take power text ("50MW"), `_usd`
 // money ("$2.5B"), `_usd_per_kwh` an energy price ("0.08 USD/kWh"), `_bits_per_second` and
 // `_bytes_per_second` a data rate, `_flops_per_second` a compute rate; a plain number is the
-// field's own unit, and count fields also take suffixes ("8K"). Integer fields round to the nearest
-// whole number.
+// field's own unit, and count fields also take suffixes ("8K"). Whole-number fields take whole
+// numbers only (1.5 is refused); a log range over one takes the nearest whole numbers. Range values
+// that would repeat (a step finer than a double, more log points than whole numbers) are refused.
 //
 // Speed: axes over the power cap, PUE, electricity price, GPU cap and budget patch the typed model
 // directly (each value is validated once, not per point); any other field rebuilds the model, once
@@ -73,6 +74,12 @@ struct SweepAxis {
 // Parses one axis, `PATH=VALUES` (see the top of this file). Errors name the axis text and say what
 // is wrong: an unknown or non-numeric field, a value in the wrong unit, an empty or reversed range.
 absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec);
+
+// Parses every axis of a grid. The grid's size (the product of the axes' value counts, which come
+// from each range's ends and step) is checked against kMaxSweepPoints before any axis's values are
+// made, so a grid of 10^40 points is refused at once: "the grid has 1e+40 points (100000000 x ...);
+// a sweep may have at most 1000000000: take fewer values along an axis" (OutOfRange).
+absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::string>& specs);
 
 // The full field path an alias stands for ("power" -> "constraints.power_cap_watts"); other text
 // is returned as it is.

@@ -1,5 +1,7 @@
 #include "planner/sweep.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -87,7 +89,67 @@ TEST(ParseSweepAxis, CountFieldsTakeSuffixesAndRoundToWholeNumbers) {
   EXPECT_EQ(a.path, "constraints.max_gpus");
   // 1,000 x 2^k: exact after rounding whatever exp(log()) gives.
   EXPECT_THAT(a.values, ElementsAre(1000, 2000, 4000, 8000));
-  EXPECT_THAT(Axis("hardware.server.gpus_per_server=4:10:2.5").values, ElementsAre(4, 7, 9));
+}
+
+TEST(ParseSweepAxis, WholeNumberFieldsRefuseFractions) {
+  // gpus_per_server is a uint32: 4 + 2.5 = 6.5 is not a server's GPU count, and rounding it would
+  // solve a grid the user did not ask for.
+  EXPECT_THAT(ParseSweepAxis("hardware.server.gpus_per_server=4:10:2.5"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--vary=hardware.server.gpus_per_server=4:10:2.5: gpus_per_server takes "
+                       "whole numbers, got 2.5"));
+  EXPECT_THAT(ParseSweepAxis("max_buildings=1,1.5"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--vary=max_buildings=1,1.5: max_buildings takes whole numbers, got 1.5"));
+  // 1 to 4 in 10 log-spaced whole numbers: only 1, 2, 3, 4 exist, so values would repeat.
+  EXPECT_THAT(ParseSweepAxis("gpus=1:4:log10"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "--vary=gpus=1:4:log10: 10 log-spaced points repeat values (whole numbers); "
+                       "use fewer points or a wider range"));
+}
+
+TEST(ParseSweepAxis, RangesNeverCollapseToDuplicates) {
+  // 1.0 to 1.0000000001 by 1e-11: 11 values that 12 significant digits would merge (1.00000000001
+  // and 1.00000000002 both print as 1.00000000000); they are kept at full precision instead.
+  SweepAxis fine = Axis("pue=1:1.0000000001:1e-11");
+  ASSERT_EQ(fine.size(), 11);
+  EXPECT_LT(fine.values[0], fine.values[1]);
+  EXPECT_NE(fine.ValueText(0), fine.ValueText(1));
+  // 1 MW to 1.00001 MW in 100 log steps: 6 significant digits would repeat 1 MW; kept distinct.
+  SweepAxis log = Axis("power=1MW:1.00001MW:log100");
+  ASSERT_EQ(log.size(), 100);
+  EXPECT_TRUE(std::is_sorted(log.values.begin(), log.values.end()));
+  EXPECT_EQ(std::adjacent_find(log.values.begin(), log.values.end()), log.values.end());
+  // A step below a double's precision at 1 (2.2e-16) cannot give distinct values: refused.
+  EXPECT_THAT(ParseSweepAxis("pue=1:1.000000000000001:1e-17"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the step 1e-17 is too small for a double to tell the values "
+                                 "apart")));
+}
+
+TEST(ParseSweepAxes, RefusesAHugeGridBeforeMakingAnyValue) {
+  // Five axes of 10^8 values each: 10^40 points. Making the first axis alone would take 800 MB and
+  // tens of seconds; counting takes microseconds.
+  const std::string axis = "=1:100000000:1";
+  const auto start = std::chrono::steady_clock::now();
+  auto axes = ParseSweepAxes({"gpus" + axis, "max_buildings" + axis,
+                              "hardware.server.gpus_per_server" + axis,
+                              "hardware.rack.max_servers_per_rack" + axis, "horizon_years" + axis});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_THAT(axes, StatusIs(absl::StatusCode::kOutOfRange,
+                             "the grid has 1e+40 points (100000000 x 100000000 x 100000000 x "
+                             "100000000 x 100000000); a sweep may have at most 1000000000: take "
+                             "fewer values along an axis"));
+  EXPECT_LT(seconds, 0.1);
+  // 1,000 x 1,000,000 = 10^9 points, the limit exactly: counted, then made.
+  auto at_limit = ParseSweepAxes({"pue=1:1.999:0.001", "power=1W:1000000W:1W"});
+  ASSERT_THAT(at_limit, IsOk());
+  EXPECT_EQ((*at_limit)[0].size() * (*at_limit)[1].size(), kMaxSweepPoints);
+  // One more value along the first axis: 1,001 x 1,000,000 points.
+  EXPECT_THAT(ParseSweepAxes({"pue=1:2:0.001", "power=1W:1000000W:1W"}),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       HasSubstr("the grid has 1001000000 points (1001 x 1000000)")));
 }
 
 TEST(ParseSweepAxis, PresetAxisKeepsNames) {

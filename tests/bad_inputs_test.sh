@@ -75,6 +75,28 @@ bad "substation cap without a substation" 1 'dcplan: constraints.power_cap_at is
 bad "no cap" 1 'dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, site.max_buildings or a rated site.substation' fit --preset=seed
 bad "budget with nothing priced" 1 'dcplan: constraints.budget_usd is the only cap but nothing in the request has a price: set hardware.server.price_usd or hardware.accelerator.price_usd' fit --preset=seed --budget=1M
 
+# --- sweeps: bounded before anything is made, no value the grid cannot represent -----------------------
+# Five axes of 10^8 values: 10^40 points, refused from the counts alone (making one axis would take
+# 800 MB and tens of seconds), whatever the grid's shape.
+big=(--vary=gpus=1:1e8:1 --vary=max_buildings=1:1e8:1 --vary=hardware.server.gpus_per_server=1:1e8:1
+  --vary=hardware.rack.max_servers_per_rack=1:1e8:1 --vary=pue=1:1e8:1)
+start=$(date +%s%N)
+bad "a grid of 10^40 points" 1 'dcplan: the grid has 1e+40 points (100000000 x 100000000 x 100000000 x 100000000 x 100000000); a sweep may have at most 1000000000: take fewer values along an axis' sweep --preset=seed "${big[@]}"
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "a grid of 10^40 points refused in $ms ms"
+[[ $ms -lt 2000 ]] || fail "refusing 10^40 points took $ms ms"
+bad "one axis of 10^40 values" 1 'dcplan: --vary=power=1W:1e40W:1W: 1e+40 values; an axis may have at most 100000000' sweep --preset=seed --vary=power=1W:1e40W:1W
+bad "two axes just over the limit" 1 'dcplan: the grid has 1001000000 points (1001 x 1000000); a sweep may have at most 1000000000: take fewer values along an axis' sweep --preset=seed --vary=pue=1:2:0.001 --vary=power=1W:1000000W:1W
+bad "a fraction for a whole-number axis" 1 'dcplan: --vary=max_gpus=1,1.5: max_gpus takes whole numbers, got 1.5' sweep --preset=seed --power=1MW --vary=max_gpus=1,1.5
+bad "a fractional step on a whole-number axis" 1 'dcplan: --vary=hardware.server.gpus_per_server=4:10:2.5: gpus_per_server takes whole numbers, got 2.5' sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4:10:2.5
+bad "more log points than whole numbers" 1 'dcplan: --vary=gpus=1:4:log10: 10 log-spaced points repeat values (whole numbers); use fewer points or a wider range' sweep --preset=seed --power=1MW --vary=gpus=1:4:log10
+bad "a step finer than a double" 1 'dcplan: --vary=pue=1:1.000000000000001:1e-17: the step 1e-17 is too small for a double to tell the values apart' sweep --preset=seed --power=1MW --vary=pue=1:1.000000000000001:1e-17
+# A fine step that 12 significant digits would collapse prints every value distinctly instead.
+got=$("$DCPLAN" sweep --preset=seed --power=1MW --vary=pue=1:1.0000000001:1e-11 2>/dev/null | tail -n +2 | cut -d, -f1 | sort -u | wc -l)
+check "a fine linear step keeps 11 distinct values" 11 "$got"
+got=$("$DCPLAN" sweep --preset=seed --vary=power=1MW:1.00001MW:log100 2>/dev/null | tail -n +2 | cut -d, -f1 | sort -u | wc -l)
+check "a narrow log range keeps 100 distinct values" 100 "$got"
+
 # --- request files -----------------------------------------------------------------------------------
 "$DCPLAN" convert --in="$SEED" --out="$T/good.pb" || fail "convert to binary"
 "$DCPLAN" convert --in="$SEED" --out="$T/good.json" || fail "convert to JSON"

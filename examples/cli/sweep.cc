@@ -247,11 +247,7 @@ absl::Status SweepTo(OutputFormat format) {
     return absl::InvalidArgumentError(
         "sweep needs at least one --vary=FIELD=VALUES, e.g. --vary=power=10MW:500MW:log20");
   }
-  std::vector<SweepAxis> axes;
-  for (const std::string& spec : VarySpecs()) {
-    DCPLAN_ASSIGN_OR_RETURN(SweepAxis axis, ParseSweepAxis(spec));
-    axes.push_back(std::move(axis));
-  }
+  DCPLAN_ASSIGN_OR_RETURN(std::vector<SweepAxis> axes, ParseSweepAxes(VarySpecs()));
   DCPLAN_ASSIGN_OR_RETURN(PlanRequest base, RequestFromFlags());
   // A preset axis loads each preset with the same flag overrides as --preset.
   auto load = [](absl::string_view name) -> absl::StatusOr<PlanRequest> {
