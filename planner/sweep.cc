@@ -637,6 +637,7 @@ absl::Status Sweep::Run(
   std::unique_ptr<ThreadPool> own_pool;
   if (options.pool == nullptr) own_pool = std::make_unique<ThreadPool>(options.threads);
   ThreadPool& pool = options.pool != nullptr ? *options.pool : *own_pool;
+  DCPLAN_RETURN_IF_ERROR(pool.status());
   const bool patch = options.patch_models;
   const size_t n_axes = s.axes.size();
 

@@ -1,6 +1,9 @@
 #include "planner/thread_pool.h"
 
 #include <algorithm>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
 
 namespace dcplan {
 
@@ -13,7 +16,15 @@ int ThreadPool::Resolve(int threads) {
 ThreadPool::ThreadPool(int threads) {
   const int n = Resolve(threads);
   workers_.reserve(n - 1);
-  for (int i = 1; i < n; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 1; i < n; ++i) {
+    try {
+      workers_.emplace_back([this] { WorkerLoop(); });
+    } catch (const std::system_error& e) {
+      status_ = absl::ResourceExhaustedError(
+          absl::StrCat("cannot start thread ", i + 1, " of ", n, ": ", e.code().message()));
+      break;
+    }
+  }
 }
 
 ThreadPool::~ThreadPool() {

@@ -23,6 +23,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 
 namespace dcplan {
@@ -31,6 +32,9 @@ class ThreadPool {
  public:
   // A pool of `threads` threads in all, the caller's included (so threads - 1 workers are started).
   // 0 = one per core (std::thread::hardware_concurrency); 1 = run everything on the calling thread.
+  // A thread the system refuses to start (EAGAIN: a process or memory limit) is not fatal: the pool
+  // keeps the threads it has, and status() says what happened, for callers that must not go on
+  // with fewer threads than they asked for.
   explicit ThreadPool(int threads);
   ~ThreadPool();
 
@@ -39,6 +43,9 @@ class ThreadPool {
 
   // Threads that run a ParallelFor, the caller's included.
   int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // OK, or ResourceExhausted "cannot start thread 3 of 8: Resource temporarily unavailable".
+  const absl::Status& status() const { return status_; }
 
   // Calls fn(begin, end) for consecutive chunks [begin, end) of at most `chunk` (>= 1) indices that
   // together cover [0, n), each exactly once, spread over the pool; returns when all have returned.
@@ -64,6 +71,7 @@ class ThreadPool {
   int busy_workers_ ABSL_GUARDED_BY(mu_) = 0;     // workers inside the current job
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
+  absl::Status status_;
 };
 
 }  // namespace dcplan

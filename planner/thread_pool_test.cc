@@ -1,5 +1,9 @@
 #include "planner/thread_pool.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <set>
@@ -60,6 +64,37 @@ TEST(ThreadPool, ZeroThreadsMeansOnePerCore) {
   const unsigned cores = std::thread::hardware_concurrency();
   EXPECT_EQ(ThreadPool::Resolve(0), cores > 0 ? static_cast<int>(cores) : 1);
   EXPECT_EQ(ThreadPool::Resolve(3), 3);
+}
+
+TEST(ThreadPool, AThreadTheSystemRefusesIsAStatusNotATermination) {
+  // In a child: as an ordinary user (root ignores RLIMIT_NPROC) allowed one task, which the child
+  // itself is, so the pool's first worker cannot start. The pool must say so and still run loops
+  // on the calling thread; std::thread's exception escaping would end the child with SIGABRT.
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::getuid() == 0 && ::setuid(65534) != 0) ::_exit(10);
+    const struct rlimit one = {1, 1};
+    if (::setrlimit(RLIMIT_NPROC, &one) != 0) ::_exit(11);
+    ThreadPool pool(4);
+    if (pool.status().ok()) ::_exit(12);
+    if (pool.status().message() != "cannot start thread 2 of 4: Resource temporarily unavailable") {
+      ::_exit(13);
+    }
+    if (pool.size() != 1) ::_exit(14);
+    int64_t sum = 0;
+    pool.ParallelFor(100, 7, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) sum += i;
+    });
+    ::_exit(sum == 4950 ? 0 : 15);  // 0 + 1 + ... + 99
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  // In a user namespace that maps only root (some sandboxes), there is no ordinary user to become;
+  // tests/bad_inputs_test.sh checks the same through the CLI where setpriv can.
+  if (WEXITSTATUS(status) == 10) GTEST_SKIP() << "cannot become an ordinary user here";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(ThreadPool, EmptyLoopCallsNothing) {

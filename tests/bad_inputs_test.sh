@@ -194,6 +194,25 @@ elif command -v setpriv >/dev/null; then
   rm -rf "$U"
 fi
 
+# A thread the system refuses to start is an error, not std::terminate: as nobody (root ignores
+# RLIMIT_NPROC) allowed one task, the sweep's second thread cannot start.
+if command -v setpriv >/dev/null && command -v prlimit >/dev/null; then
+  U=$(mktemp -d /tmp/dcplan_threads.XXXXXX) && chmod 755 "$U" && cp "$DCPLAN" "$U/dcplan"
+  err=$(setpriv --reuid=65534 --regid=65534 --clear-groups prlimit --nproc=1 "$U/dcplan" sweep --preset=seed --vary=power=1MW:2MW:1MW --threads=2 2>&1 >/dev/null); rc=$?
+  if [[ "$err" == "setpriv: "* || "$err" == "prlimit: "* || $(nproc) -lt 2 ]]; then
+    echo "SKIP: thread start failure: cannot become nobody here, or one core ($err)"
+  else
+    rows=$((rows + 1))
+    check "a thread that cannot start" "1 dcplan: cannot start thread 2 of 2: Resource temporarily unavailable" "$rc $err"
+  fi
+  rm -rf "$U"
+fi
+
+# --threads beyond the cores is clamped to them (more only adds switching).
+err=$("$DCPLAN" sweep --preset=seed --vary=power=1MW:2MW:1MW --threads=1000 2>&1 >/dev/null)
+n=$(nproc); [[ $n -eq 1 ]] && word=thread || word=threads
+check "--threads=1000 is clamped to the cores" "on $n $word" "$(echo "$err" | grep -o "on [0-9]* thread[s]*")"
+
 # --- output files: atomic, never over the input, never partial ---------------------------------------
 bad "convert over its input" 1 "dcplan: refusing to overwrite the input file $T/good.json" convert --in="$T/good.json" --out="$T/good.json"
 ln -s "$T/good.json" "$T/link.json"

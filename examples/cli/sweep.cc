@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -266,7 +267,10 @@ absl::Status SweepTo(OutputFormat format) {
     return absl::InvalidArgumentError(
         absl::StrCat("--format=svg draws at most 1,000,000 points, the grid has ", sweep.size()));
   }
-  ThreadPool pool(threads);
+  // More threads than cores only adds switching: --threads is clamped to the machine's cores.
+  ThreadPool pool(
+      std::min(threads == 0 ? ThreadPool::Resolve(0) : threads, ThreadPool::Resolve(0)));
+  DCPLAN_RETURN_IF_ERROR(pool.status());
   SweepOptions options;
   options.pool = &pool;
 
