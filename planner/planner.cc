@@ -1,5 +1,9 @@
 #include "planner/planner.h"
 
+#include <algorithm>
+#include <memory>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "planner/cluster.h"
@@ -7,6 +11,7 @@
 #include "planner/plan.h"
 #include "planner/solver.h"
 #include "planner/status_macros.h"
+#include "planner/thread_pool.h"
 #include "planner/training.h"
 
 namespace dcplan {
@@ -26,20 +31,48 @@ absl::StatusOr<Plan> SolvePlan(const PlanRequest& request) {
 
 absl::StatusOr<ScaleReport> Scale(const PlanRequest& request,
                                   absl::Span<const int64_t> gpu_counts) {
-  DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
-  if (gpu_counts.empty()) return absl::InvalidArgumentError("gpus: give at least one cluster size");
   ScaleReport report;
   report.set_schema_version(SCHEMA_VERSION_1);
-  report.set_name(model.name);
+  DCPLAN_RETURN_IF_ERROR(ScaleEach(request, gpu_counts, /*pool=*/nullptr,
+                                   [&](int64_t, absl::Span<const ScaleRow> rows) {
+                                     for (const ScaleRow& row : rows) *report.add_rows() = row;
+                                     return absl::OkStatus();
+                                   }));
+  report.set_name(request.name());
+  return report;
+}
+
+absl::Status ScaleEach(
+    const PlanRequest& request, absl::Span<const int64_t> gpu_counts, ThreadPool* pool,
+    absl::FunctionRef<absl::Status(int64_t first, absl::Span<const ScaleRow> rows)> consume) {
+  DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
+  if (gpu_counts.empty()) return absl::InvalidArgumentError("gpus: give at least one cluster size");
   for (size_t i = 0; i < gpu_counts.size(); ++i) {
     const int64_t g = gpu_counts[i];
     if (g < 1 || g > kMaxGpus) {
-      return absl::OutOfRangeError(
-          absl::StrFormat("gpus[%d] must be in [1, 10^12], got %d", i, g));
+      return absl::OutOfRangeError(absl::StrFormat("gpus[%d] must be in [1, 10^12], got %d", i, g));
     }
-    *report.add_rows() = ToScaleRow(model, EvaluateCluster(model, g));
   }
-  return report;
+  std::unique_ptr<ThreadPool> own_pool;
+  if (pool == nullptr) {
+    // A few sizes are not worth starting threads for.
+    own_pool = std::make_unique<ThreadPool>(gpu_counts.size() < 64 ? 1 : 0);
+    pool = own_pool.get();
+  }
+  DCPLAN_RETURN_IF_ERROR(pool->status());
+  constexpr int64_t kBlock = 4096;
+  const int64_t n = static_cast<int64_t>(gpu_counts.size());
+  std::vector<ScaleRow> rows(static_cast<size_t>(std::min(n, kBlock)));
+  for (int64_t first = 0; first < n; first += kBlock) {
+    const int64_t count = std::min(kBlock, n - first);
+    pool->ParallelFor(count, 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        rows[i] = ToScaleRow(model, EvaluateCluster(model, gpu_counts[first + i]));
+      }
+    });
+    DCPLAN_RETURN_IF_ERROR(consume(first, absl::MakeConstSpan(rows.data(), count)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace dcplan

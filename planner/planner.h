@@ -1,8 +1,8 @@
 // File: planner/planner.h
 //
-// The library's front door: from a PlanRequest to a Plan in one call. It validates the request, builds
-// the typed model, solves it and writes the Plan; `Scale` evaluates given cluster sizes instead of
-// solving. Programs that link dcplan usually need only this header and the presets.
+// The library's front door: from a PlanRequest to a Plan in one call. It validates the request,
+// builds the typed model, solves it and writes the Plan; `Scale` evaluates given cluster sizes
+// instead of solving. Programs that link dcplan usually need only this header and the presets.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(PlanRequest request, LoadPreset("h100-dgx"));
@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/plan.pb.h"
@@ -23,8 +25,19 @@ namespace dcplan {
 // Validates, models and solves `request`: the largest cluster under its caps.
 absl::StatusOr<Plan> SolvePlan(const PlanRequest& request);
 
-// Peak, MFU, realized compute, power and cost of clusters of exactly `gpu_counts` GPUs (each >= 1 and
+// Peak, MFU, realized compute, power and cost of clusters of exactly `gpu_counts` GPUs (each >= 1
+// and
 // <= 10^12), whatever the request's caps.
 absl::StatusOr<ScaleReport> Scale(const PlanRequest& request, absl::Span<const int64_t> gpu_counts);
+
+class ThreadPool;
+
+// Scale a block of rows at a time, for many sizes: the rows of gpu_counts[first .. first + n) are
+// evaluated in parallel on `pool` (every core when null) and handed to consume(first, rows) in
+// order, from the calling thread, so memory stays proportional to one block (4,096 rows) and a
+// caller can stream them out and show progress. Stops at the first error, its own or consume's.
+absl::Status ScaleEach(
+    const PlanRequest& request, absl::Span<const int64_t> gpu_counts, ThreadPool* pool,
+    absl::FunctionRef<absl::Status(int64_t first, absl::Span<const ScaleRow> rows)> consume);
 
 }  // namespace dcplan

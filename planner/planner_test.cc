@@ -1,15 +1,22 @@
 #include "planner/planner.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/status_matchers.h"
 #include "planner/test_requests.h"
+#include "planner/thread_pool.h"
 
 namespace dcplan {
 namespace {
 
+using ::dcplan::testing::IsOk;
 using ::dcplan::testing::SeedWith;
 using ::dcplan::testing::StatusIs;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(SolvePlan, WritesCountsPowerComputeAndTheBindingCap) {
@@ -59,6 +66,41 @@ TEST(Scale, RejectsSizesOutOfRange) {
   const int64_t sizes[] = {8, 0};
   EXPECT_THAT(Scale(SeedWith(""), sizes),
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("gpus[1] must be in")));
+}
+
+TEST(ScaleEach, HandsOverEveryRowInOrderABlockAtATimeOnEveryThread) {
+  // 10,000 sizes 1..10,000 in blocks of 4,096: 4,096 + 4,096 + 1,808 rows. Row i is the seed at
+  // G = i + 1: MFU 0.62 - 0.02 log2 G (floor 0.01), power G x 1.4 kW, as Scale gives one at a time.
+  std::vector<int64_t> sizes(10000);
+  for (int64_t i = 0; i < 10000; ++i) sizes[i] = i + 1;
+  ThreadPool pool(2);
+  std::vector<int64_t> firsts, counts;
+  int64_t next = 0;
+  ASSERT_THAT(ScaleEach(SeedWith(""), sizes, &pool,
+                        [&](int64_t first, absl::Span<const ScaleRow> rows) {
+                          firsts.push_back(first);
+                          counts.push_back(static_cast<int64_t>(rows.size()));
+                          for (const ScaleRow& row : rows) {
+                            const double g = static_cast<double>(++next);
+                            EXPECT_EQ(row.counts().gpu_count(), next);
+                            EXPECT_NEAR(row.compute().mfu(),
+                                        std::max(0.01, 0.62 - 0.02 * std::log2(g)), 1e-12);
+                            EXPECT_DOUBLE_EQ(row.power().facility_power_watts(), g * 1400.0);
+                          }
+                          return absl::OkStatus();
+                        }),
+              IsOk());
+  EXPECT_THAT(firsts, ElementsAre(0, 4096, 8192));
+  EXPECT_THAT(counts, ElementsAre(4096, 4096, 1808));
+  // An error from the consumer stops it there.
+  int calls = 0;
+  EXPECT_THAT(ScaleEach(SeedWith(""), sizes, &pool,
+                        [&](int64_t, absl::Span<const ScaleRow>) {
+                          ++calls;
+                          return absl::DataLossError("disk full");
+                        }),
+              StatusIs(absl::StatusCode::kDataLoss, "disk full"));
+  EXPECT_EQ(calls, 1);
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
-// dcplan compare: solves the same caps for several presets (and request files) and ranks them by realized compute, with the
-// cost per realized EFLOP/s-year and the energy a year beside it.
+// dcplan compare: solves the same caps for several presets (and request files) and ranks them by
+// realized compute, with the cost per realized EFLOP/s-year and the energy a year beside it.
+#include "planner/compare.h"
+
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/report.h"
-#include "planner/compare.h"
 #include "planner/presets/presets.h"
 #include "units/format.h"
 
@@ -48,9 +49,9 @@ int RunCompare() {
     absl::Status w = WriteMessage(comparison, *format);
     return w.ok() ? 0 : Fail(w);
   }
-  std::string out = absl::StrFormat("%-4s %-12s %10s %14s %8s %10s %10s %16s %12s %s\n", "rank",
-                                    "preset", "GPUs", "realized", "MFU", "meter", "capex",
-                                    "TCO/EFLOP/s-yr", "MWh/year", "binding");
+  std::string out =
+      absl::StrFormat("%-4s %-12s %10s %14s %8s %10s %10s %16s %12s %s\n", "rank", "preset", "GPUs",
+                      "realized", "MFU", "meter", "capex", "TCO/EFLOP/s-yr", "MWh/year", "binding");
   int rank = 0;
   for (const Plan& p : comparison.plans()) {
     absl::StrAppendFormat(

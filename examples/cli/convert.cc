@@ -1,6 +1,6 @@
 // dcplan convert: a PlanRequest (or Plan, --type=plan) between text format, JSON and binary. The
-// encodings come from the file extensions unless --in_format / --out_format say otherwise; the output is
-// written atomically and never over the input.
+// encodings come from the file extensions unless --in_format / --out_format say otherwise; the
+// output is written atomically and never over the input.
 #include <memory>
 #include <optional>
 

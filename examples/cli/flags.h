@@ -1,11 +1,12 @@
 // File: examples/cli/flags.h
 //
-// The `dcplan` command line's shared layer: every flag, turning flags into a PlanRequest (a preset or a
-// request file, with flag overrides applied on top), and writing results in the chosen format. Each
-// subcommand (fit.cc, scale.cc, ...) is a small file over this layer; the planner library does the work.
+// The `dcplan` command line's shared layer: every flag, turning flags into a PlanRequest (a preset
+// or a request file, with flag overrides applied on top), and writing results in the chosen format.
+// Each subcommand (fit.cc, scale.cc, ...) is a small file over this layer; the planner library does
+// the work.
 //
-// Flags hold text and are parsed here with units (`--power=50MW`, `--budget='$2.5B'`), so a bad value
-// gets an error that names the flag: `--power: expected a power such as 50MW, got "50MWh"`.
+// Flags hold text and are parsed here with units (`--power=50MW`, `--budget='$2.5B'`), so a bad
+// value gets an error that names the flag: `--power: expected a power such as 50MW, got "50MWh"`.
 #pragma once
 
 #include <string>
@@ -52,7 +53,8 @@ absl::StatusOr<OutputFormat> FormatFlag(const std::vector<std::string>& allowed)
 // The request the flags describe: --request=FILE if given, else --preset=NAME (default h100-dgx).
 absl::StatusOr<PlanRequest> BaseRequest();
 
-// Applies every override flag that was given (--power, --pue, --max_gpus, --budget, ...) to `request`.
+// Applies every override flag that was given (--power, --pue, --max_gpus, --budget, ...) to
+// `request`.
 absl::Status ApplyOverrides(PlanRequest* request);
 
 // BaseRequest() with ApplyOverrides(): what most commands solve.

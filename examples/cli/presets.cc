@@ -1,5 +1,7 @@
 // dcplan presets: lists the compiled-in presets with their headline figures, or prints one
 // (--preset=NAME --format=textproto) with its source comments.
+#include "planner/presets/presets.h"
+
 #include <iostream>
 
 #include "absl/flags/flag.h"
@@ -7,7 +9,6 @@
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "planner/model.h"
-#include "planner/presets/presets.h"
 #include "units/format.h"
 
 namespace dcplan::cli {
@@ -28,11 +29,10 @@ int RunPresets() {
     if (!request.ok()) return Fail(request.status());
     auto model = BuildModel(*request);
     if (!model.ok()) return Fail(model.status());
-    absl::StrAppendFormat(&out, "%-12s %-36s %8d %15s %10s %6.2f\n", name,
-                          request->hardware().accelerator().name(), model->server.gpus,
-                          units::FormatComputeRate(model->accelerator.peak, 2),
-                          units::FormatPower(model->ServerPower(), 1),
-                          units::InFraction(model->site.pue));
+    absl::StrAppendFormat(
+        &out, "%-12s %-36s %8d %15s %10s %6.2f\n", name, request->hardware().accelerator().name(),
+        model->server.gpus, units::FormatComputeRate(model->accelerator.peak, 2),
+        units::FormatPower(model->ServerPower(), 1), units::InFraction(model->site.pue));
   }
   absl::Status w = WriteOutput(out);
   return w.ok() ? 0 : Fail(w);

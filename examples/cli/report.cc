@@ -56,17 +56,16 @@ std::string PlanTable(const Plan& p) {
   std::string s;
   absl::StrAppend(&s, "plan: ", p.name().empty() ? "(unnamed)" : p.name(), "\n");
   absl::StrAppendFormat(&s, "  GPUs          %s\n", FormatCount(c.gpu_count()));
-  absl::StrAppendFormat(&s, "  servers       %s (%d GPUs, %s each)\n", FormatCount(c.server_count()),
-                        c.server_count() ? c.gpu_count() / c.server_count() : 0,
-                        W(pw.server_power_watts()));
+  absl::StrAppendFormat(
+      &s, "  servers       %s (%d GPUs, %s each)\n", FormatCount(c.server_count()),
+      c.server_count() ? c.gpu_count() / c.server_count() : 0, W(pw.server_power_watts()));
   absl::StrAppendFormat(&s, "  racks         %s (%d servers, %s each)\n",
                         FormatCount(c.rack_count()), c.servers_per_rack(),
                         W(pw.rack_power_watts()));
   absl::StrAppendFormat(&s, "  pods          %s\n", FormatCount(c.pod_count()));
   absl::StrAppendFormat(&s, "  buildings     %s%s\n", FormatCount(c.building_count()),
                         c.pods_per_building()
-                            ? absl::StrCat(" (", FormatCount(c.pods_per_building()),
-                                           " pods each)")
+                            ? absl::StrCat(" (", FormatCount(c.pods_per_building()), " pods each)")
                             : "");
   if (p.network().tiers() > 0) {
     std::string tiers;
@@ -131,33 +130,30 @@ std::string PlanTable(const Plan& p) {
   return s;
 }
 
-std::string ScaleTable(const ScaleReport& r) {
-  std::string s = absl::StrFormat("%12s %12s %8s %14s %10s %10s\n", "GPUs", "peak EF/s", "MFU",
-                                  "realized EF/s", "IT MW", "meter MW");
-  for (const ScaleRow& row : r.rows()) {
-    absl::StrAppendFormat(&s, "%12s %12.2f %7.1f%% %14.2f %10.1f %10.1f\n",
-                          FormatCount(row.counts().gpu_count()),
-                          row.compute().peak_flops_per_second() / 1e18, 100.0 * row.compute().mfu(),
-                          row.compute().realized_flops_per_second() / 1e18,
-                          row.power().it_power_watts() / 1e6,
-                          row.power().facility_power_watts() / 1e6);
-  }
-  return s;
+std::string ScaleTableHeader() {
+  return absl::StrFormat("%12s %12s %8s %14s %10s %10s\n", "GPUs", "peak EF/s", "MFU",
+                         "realized EF/s", "IT MW", "meter MW");
 }
 
-std::string ScaleCsv(const ScaleReport& r) {
-  std::string s =
-      "gpu_count,server_count,rack_count,peak_flops_per_second,mfu,realized_flops_per_second,"
-      "it_power_watts,facility_power_watts,capex_usd,tco_usd\n";
-  for (const ScaleRow& row : r.rows()) {
-    absl::StrAppendFormat(&s, "%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                          row.counts().gpu_count(), row.counts().server_count(),
-                          row.counts().rack_count(), row.compute().peak_flops_per_second(),
-                          row.compute().mfu(), row.compute().realized_flops_per_second(),
-                          row.power().it_power_watts(), row.power().facility_power_watts(),
-                          row.cost().capex_usd(), row.cost().tco_usd());
-  }
-  return s;
+void AppendScaleTableRow(const ScaleRow& row, std::string* s) {
+  absl::StrAppendFormat(
+      s, "%12s %12.2f %7.1f%% %14.2f %10.1f %10.1f\n", FormatCount(row.counts().gpu_count()),
+      row.compute().peak_flops_per_second() / 1e18, 100.0 * row.compute().mfu(),
+      row.compute().realized_flops_per_second() / 1e18, row.power().it_power_watts() / 1e6,
+      row.power().facility_power_watts() / 1e6);
+}
+
+std::string ScaleCsvHeader() {
+  return "gpu_count,server_count,rack_count,peak_flops_per_second,mfu,realized_flops_per_second,"
+         "it_power_watts,facility_power_watts,capex_usd,tco_usd\n";
+}
+
+void AppendScaleCsvRow(const ScaleRow& row, std::string* s) {
+  absl::StrAppendFormat(
+      s, "%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", row.counts().gpu_count(),
+      row.counts().server_count(), row.counts().rack_count(), row.compute().peak_flops_per_second(),
+      row.compute().mfu(), row.compute().realized_flops_per_second(), row.power().it_power_watts(),
+      row.power().facility_power_watts(), row.cost().capex_usd(), row.cost().tco_usd());
 }
 
 }  // namespace dcplan::cli

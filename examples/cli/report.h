@@ -1,8 +1,8 @@
 // File: examples/cli/report.h
 //
-// Readable summaries of plans for people (`--format=table`): the counts, the power from the GPUs to the
-// meter, compute, money, and which cap bound. Numbers come from the Plan proto and are printed through
-// units/format so every figure carries its unit.
+// Readable summaries of plans for people (`--format=table`): the counts, the power from the GPUs to
+// the meter, compute, money, and which cap bound. Numbers come from the Plan proto and are printed
+// through units/format so every figure carries its unit.
 #pragma once
 
 #include <string>
@@ -15,11 +15,14 @@ namespace dcplan::cli {
 // A multi-line summary of one plan.
 std::string PlanTable(const Plan& plan);
 
-// The `scale` table: one row per cluster size.
-std::string ScaleTable(const ScaleReport& report);
+// The `scale` table, a row at a time (so that many sizes stream): its header line, and one line per
+// cluster size appended to `out`.
+std::string ScaleTableHeader();
+void AppendScaleTableRow(const ScaleRow& row, std::string* out);
 
-// The `scale` rows as CSV with a header line.
-std::string ScaleCsv(const ScaleReport& report);
+// The `scale` rows as CSV: the header line, and one line per cluster size.
+std::string ScaleCsvHeader();
+void AppendScaleCsvRow(const ScaleRow& row, std::string* out);
 
 // A short name for a binding constraint ("facility power", "budget", ...).
 std::string BindingName(BindingConstraint b);

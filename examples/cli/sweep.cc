@@ -21,6 +21,7 @@
 #include "examples/cli/charts.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
+#include "examples/cli/progress.h"
 #include "planner/presets/presets.h"
 #include "planner/status_macros.h"
 #include "planner/thread_pool.h"
@@ -207,42 +208,6 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
   out->push_back('\n');
 }
 
-// The progress bar on stderr: only when stderr is a terminal, and only once the sweep has run for
-// a second (short sweeps print nothing but the closing rate).
-class Progress {
- public:
-  Progress(int64_t total, Clock::time_point start)
-      : total_(total), start_(start), tty_(isatty(STDERR_FILENO) != 0) {}
-
-  void Update(int64_t done) {
-    if (!tty_) return;
-    const Clock::time_point now = Clock::now();
-    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) {
-      return;
-    }
-    last_ = now;
-    shown_ = true;
-    const double f = static_cast<double>(done) / static_cast<double>(total_);
-    const int width = 40, filled = static_cast<int>(f * width);
-    const double rate = static_cast<double>(done) / Seconds(now - start_);
-    std::fprintf(stderr, "\r[%s%s] %5.1f%%  %s / %s points  %.2fM points/s ",
-                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                 100 * f, units::FormatCount(done).c_str(), units::FormatCount(total_).c_str(),
-                 rate / 1e6);
-    std::fflush(stderr);
-  }
-
-  void Finish() {
-    if (shown_) std::fprintf(stderr, "\r%s\r", std::string(100, ' ').c_str());
-  }
-
- private:
-  int64_t total_;
-  Clock::time_point start_, last_;
-  bool tty_;
-  bool shown_ = false;
-};
-
 absl::Status SweepTo(OutputFormat format) {
   if (VarySpecs().empty()) {
     return absl::InvalidArgumentError(
@@ -276,7 +241,7 @@ absl::Status SweepTo(OutputFormat format) {
 
   std::unique_ptr<FileWriter> out;  // --out (or stdout), through the one atomic writer
   const Clock::time_point start = Clock::now();
-  Progress progress(sweep.size(), start);
+  Progress progress("points", sweep.size());
   Clock::duration writing{};
   std::vector<SweepRow> kept;  // the SVG needs every row
   if (format != OutputFormat::kSvg) {

@@ -1,4 +1,5 @@
-// dcplan validate: checks a PlanRequest file (or a Plan file with --type=plan) and says what is wrong.
+// dcplan validate: checks a PlanRequest file (or a Plan file with --type=plan) and says what is
+// wrong.
 #include <iostream>
 
 #include "absl/flags/flag.h"
@@ -19,9 +20,9 @@ int RunValidate() {
     absl::Status read = ReadMessageFile(file, std::nullopt, &plan);
     if (!read.ok()) return Fail(read);
     if (plan.schema_version() > SCHEMA_VERSION_1) {
-      return Fail(absl::InvalidArgumentError(absl::StrCat(
-          "schema_version must be <= 1 (the newest this dcplan knows), got ",
-          plan.schema_version())));
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("schema_version must be <= 1 (the newest this dcplan knows), got ",
+                       plan.schema_version())));
     }
     std::cout << file << ": a readable Plan (" << plan.counts().gpu_count() << " GPUs)\n";
     return 0;
