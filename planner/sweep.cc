@@ -176,9 +176,15 @@ absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view
 // `v` with the noise of repeated decimal steps removed (1.1 + 3 x 0.05 = 1.2500000000000002
 // -> 1.25).
 double Tidy(double v, int digits) {
+  // std::to_chars / from_chars: the same digits as "%.*g" and strtod, several times faster (a
+  // 10^7-value axis is made in a fraction of a second).
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*g", digits, v);
-  return std::strtod(buf, nullptr);
+  const std::to_chars_result printed =
+      std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, digits);
+  if (printed.ec != std::errc()) return v;
+  double tidy = v;
+  std::from_chars(buf, printed.ptr, tidy);
+  return tidy;
 }
 
 // Whether any two neighbours of `values` are equal (a range's values only grow).
@@ -234,6 +240,7 @@ absl::StatusOr<double> ParseValues(absl::string_view spec, absl::string_view nam
     }
     if (!(a > 0 && b > 0)) return error("a log range needs a > 0 and b > 0");
     if (values == nullptr) return static_cast<double>(n);
+    values->reserve(static_cast<size_t>(n));
     const double la = std::log(a), lb = std::log(b);
     for (int digits : {6, 12, 17}) {
       values->clear();
@@ -261,6 +268,7 @@ absl::StatusOr<double> ParseValues(absl::string_view spec, absl::string_view nam
         absl::StrFormat("%.6g values; an axis may have at most %d", count, kMaxAxisValues));
   }
   if (values == nullptr) return count;
+  values->reserve(static_cast<size_t>(count));
   for (int digits : {12, 17}) {
     values->clear();
     for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {

@@ -97,6 +97,17 @@ check "a fine linear step keeps 11 distinct values" 11 "$got"
 got=$("$DCPLAN" sweep --preset=seed --vary=power=1MW:1.00001MW:log100 2>/dev/null | tail -n +2 | cut -d, -f1 | sort -u | wc -l)
 check "a narrow log range keeps 100 distinct values" 100 "$got"
 
+# A sweep in which every point failed is an error (and writes no --out); one in which some failed
+# says how many on stderr, and its chart says so too.
+echo previous >"$T/failed.csv"
+bad "every point of a sweep failed" 1 'dcplan: every one of the 2 points failed; the first: site.pue must be >= 1.0, got 0.9' sweep --preset=seed --power=45.9MW --vary=pue=0.9,0.95 --out="$T/failed.csv"
+check "a sweep that failed everywhere keeps the old output" previous "$(cat "$T/failed.csv")"
+bad "every point of a chart failed" 1 'dcplan: every one of the 2 points failed; the first: site.pue must be >= 1.0, got 0.9' sweep --preset=seed --power=45.9MW --vary=pue=0.9,0.95 --format=svg --out="$T/failed.svg"
+"$DCPLAN" sweep --preset=seed --power=45.9MW --vary=pue=0.9,1.0 --format=svg --out="$T/half.svg" 2>"$T/half.err"
+check "a chart with a failed point" "0 1 1" "$? $(grep -c '1 of 2 points failed and are not drawn' "$T/half.svg") $(grep -c '^dcplan sweep: 1 of 2 points failed (not drawn; --format=csv says why)$' "$T/half.err")"
+"$DCPLAN" sweep --preset=seed --power=45.9MW --vary=pue=0.9,1.0 >/dev/null 2>"$T/half.err"
+check "a sweep with a failed point says so" "0 1" "$? $(grep -c '^dcplan sweep: 1 of 2 points failed (their error column says why)$' "$T/half.err")"
+
 # --- request files -----------------------------------------------------------------------------------
 "$DCPLAN" convert --in="$SEED" --out="$T/good.pb" || fail "convert to binary"
 "$DCPLAN" convert --in="$SEED" --out="$T/good.json" || fail "convert to JSON"

@@ -232,6 +232,12 @@ absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const std::string&
       absl::StrCat(sweep.size(), " points; each curve follows ", axes[last].path, " from ",
                    AxisValueLabel(axes[last], 0), " to ", AxisValueLabel(axes[last], along - 1),
                    "; dot shapes show the cap that binds");
+  const int64_t failed =
+      std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.status.ok(); });
+  if (failed > 0) {
+    absl::StrAppend(&chart.subtitle, "; ", failed, " of ", sweep.size(),
+                    " points failed and are not drawn (the CSV says why)");
+  }
   ChartPanel compute, mfu, power;
   compute.y_label = absl::StrCat("Compute (", flops_prefix, "FLOP/s)");
   compute.log_y = true;

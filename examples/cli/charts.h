@@ -30,7 +30,8 @@ absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
 
 // One curve per combination of the sweep's axes but the last (at most 10 curves), each through its
 // points' solved cluster sizes along the last axis. Dot shapes say which cap bound; a change of
-// binding cap along the first curve is marked. Rows that failed or have no GPU are left out.
+// binding cap along the first curve is marked. Rows that failed or have no GPU are left out; the
+// subtitle says how many failed.
 absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const std::string& title,
                                           const std::vector<SweepRow>& rows);
 

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <system_error>
 #include <utility>
 
+#include "absl/time/time.h"
 #include "units/format.h"
 
 namespace dcplan::cli {
@@ -38,6 +40,39 @@ void Progress::Update(int64_t done) {
 void Progress::Finish() {
   if (shown_) std::fprintf(stderr, "\r%s\r", std::string(110, ' ').c_str());
   shown_ = false;
+}
+
+SetupNotice::SetupNotice(std::string what) : what_(std::move(what)) {
+  if (isatty(STDERR_FILENO) == 0) return;
+  try {
+    thread_ = std::make_unique<std::thread>([this] { Run(); });
+  } catch (const std::system_error&) {
+    // No thread, no notice: the work itself goes on.
+  }
+}
+
+SetupNotice::~SetupNotice() {
+  {
+    absl::MutexLock lock(&mu_);
+    done_ = true;
+  }
+  if (thread_ != nullptr) thread_->join();
+}
+
+void SetupNotice::Run() {
+  const auto start = std::chrono::steady_clock::now();
+  bool shown = false;
+  absl::MutexLock lock(&mu_);
+  // Wake every half second (the first time after one), or at once when the setup is done.
+  for (absl::Duration wait = absl::Seconds(1); !mu_.AwaitWithTimeout(absl::Condition(&done_), wait);
+       wait = absl::Milliseconds(500)) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "\r%s... %.0f s ", what_.c_str(), seconds);
+    std::fflush(stderr);
+    shown = true;
+  }
+  if (shown) std::fprintf(stderr, "\r%s\r", std::string(what_.size() + 16, ' ').c_str());
 }
 
 }  // namespace dcplan::cli

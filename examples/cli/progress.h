@@ -5,6 +5,7 @@
 // runs print nothing), redrawn at most ten times a second and erased at the end.
 //
 // Example:
+//   SetupNotice notice("dcplan sweep: making 10,000,000 values");   // until it goes out of scope
 //   Progress progress("points", sweep.size());
 //   for (...) progress.Update(done);
 //   progress.Finish();
@@ -12,7 +13,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <thread>
+
+#include "absl/synchronization/mutex.h"
 
 namespace dcplan::cli {
 
@@ -33,6 +38,24 @@ class Progress {
   Clock::time_point start_, last_;
   bool tty_;
   bool shown_ = false;
+};
+
+// For setup whose steps cannot be counted (making and checking a sweep's values, loading presets,
+// searching a workload's parallelism): while it lives, after a second, "dcplan sweep: <what>... 3
+// s" on a terminal's stderr, updated twice a second, erased at the end. Nothing when stderr is not
+// a terminal, or when no thread can be started for it.
+class SetupNotice {
+ public:
+  explicit SetupNotice(std::string what);
+  ~SetupNotice();
+
+ private:
+  void Run();
+
+  std::string what_;
+  absl::Mutex mu_;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  std::unique_ptr<std::thread> thread_;
 };
 
 }  // namespace dcplan::cli

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -213,6 +214,8 @@ absl::Status SweepTo(OutputFormat format) {
     return absl::InvalidArgumentError(
         "sweep needs at least one --vary=FIELD=VALUES, e.g. --vary=power=10MW:500MW:log20");
   }
+  // Making and checking the values of long axes, and loading presets, can take seconds.
+  std::optional<SetupNotice> setup(std::in_place, "dcplan sweep: making the grid");
   DCPLAN_ASSIGN_OR_RETURN(std::vector<SweepAxis> axes, ParseSweepAxes(VarySpecs()));
   DCPLAN_ASSIGN_OR_RETURN(PlanRequest base, RequestFromFlags());
   // A preset axis loads each preset with the same flag overrides as --preset.
@@ -241,7 +244,9 @@ absl::Status SweepTo(OutputFormat format) {
 
   std::unique_ptr<FileWriter> out;  // --out (or stdout), through the one atomic writer
   const Clock::time_point start = Clock::now();
-  Progress progress("points", sweep.size());
+  std::optional<Progress> progress;  // drawn once the setup is over
+  int64_t failed = 0;                // points without a plan
+  absl::Status first_failure;
   Clock::duration writing{};
   std::vector<SweepRow> kept;  // the SVG needs every row
   if (format != OutputFormat::kSvg) {
@@ -251,6 +256,14 @@ absl::Status SweepTo(OutputFormat format) {
   }
   std::vector<std::string> pieces;
   absl::Status run = sweep.Run(options, [&](int64_t first, absl::Span<const SweepRow> rows) {
+    if (!progress.has_value()) {
+      setup.reset();
+      progress.emplace("points", sweep.size());
+    }
+    for (const SweepRow& row : rows) {
+      if (row.status.ok()) continue;
+      if (failed++ == 0) first_failure = row.status;
+    }
     const Clock::time_point t0 = Clock::now();
     if (format == OutputFormat::kSvg) {
       kept.insert(kept.end(), rows.begin(), rows.end());
@@ -269,11 +282,18 @@ absl::Status SweepTo(OutputFormat format) {
       for (const std::string& piece : pieces) DCPLAN_RETURN_IF_ERROR(out->Append(piece));
     }
     writing += Clock::now() - t0;
-    progress.Update(first + static_cast<int64_t>(rows.size()));
+    progress->Update(first + static_cast<int64_t>(rows.size()));
     return absl::OkStatus();
   });
-  progress.Finish();
+  setup.reset();
+  if (progress.has_value()) progress->Finish();
   if (!run.ok()) return run;  // `out` is abandoned: the previous output stays, no temporary
+  // A sweep in which every point failed answered nothing: an error, and no output is written.
+  if (failed == sweep.size()) {
+    return absl::Status(first_failure.code(),
+                        absl::StrCat("every one of the ", units::FormatCount(failed),
+                                     " points failed; the first: ", first_failure.message()));
+  }
   if (format == OutputFormat::kSvg) {
     const std::string title = absl::StrCat(base.name().empty() ? "dcplan" : base.name(), ": sweep");
     DCPLAN_ASSIGN_OR_RETURN(std::string svg, SweepChartSvg(sweep, title, kept));
@@ -290,6 +310,12 @@ absl::Status SweepTo(OutputFormat format) {
                units::FormatCount(sweep.size()).c_str(), total, pool.size(),
                pool.size() == 1 ? "" : "s", points / solving / 1e6,
                points / std::max(total, 1e-9) / 1e6);
+  if (failed > 0) {
+    std::fprintf(stderr, "dcplan sweep: %s of %s points failed (%s)\n",
+                 units::FormatCount(failed).c_str(), units::FormatCount(sweep.size()).c_str(),
+                 format == OutputFormat::kSvg ? "not drawn; --format=csv says why"
+                                              : "their error column says why");
+  }
   return absl::OkStatus();
 }
 
