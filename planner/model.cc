@@ -57,6 +57,17 @@ Power SubstationCapacity(const Substation& s) {
   return units::Watts(usable * s.transformer_rating_va() * pf);
 }
 
+absl::Status CheckPowerCapPlace(const Constraints& caps) {
+  if (caps.power_cap_at() == POWER_CAP_AT_SUBSTATION && caps.power_cap_watts() > 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "constraints.power_cap_watts is %.15g but constraints.power_cap_at is "
+        "POWER_CAP_AT_SUBSTATION, which caps at the substation's rating "
+        "(site.substation.transformer_rating_va) and ignores power_cap_watts: set one or the other",
+        caps.power_cap_watts()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateRequest(request));
   Model m;
@@ -74,10 +85,9 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   const Server& srv = request.hardware().server();
   m.server.gpus = srv.gpus_per_server();
   m.server.overhead = units::Watts(srv.overhead_watts());
-  m.server.price = srv.price_usd() > 0
-                       ? units::Usd(srv.price_usd())
-                       : static_cast<double>(m.server.gpus) * m.accelerator.price +
-                             units::Usd(srv.non_gpu_price_usd());
+  m.server.price = srv.price_usd() > 0 ? units::Usd(srv.price_usd())
+                                       : static_cast<double>(m.server.gpus) * m.accelerator.price +
+                                             units::Usd(srv.non_gpu_price_usd());
 
   const Rack& rack = request.hardware().rack();
   m.rack.max_servers = std::max<uint32_t>(rack.max_servers_per_rack(), 1);
@@ -91,8 +101,9 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.network.nics_per_gpu = net.nics_per_gpu();
   m.network.radix = net.switch_radix();
   const double oversub = net.has_leaf_oversubscription() ? net.leaf_oversubscription()
-                                                     : defaults::kLeafOversubscription;
-  // A leaf of radix k with oversubscription o = down/up gives down = k o / (1 + o) ports to endpoints.
+                                                         : defaults::kLeafOversubscription;
+  // A leaf of radix k with oversubscription o = down/up gives down = k o / (1 + o) ports to
+  // endpoints.
   m.network.leaf_downlinks = static_cast<int64_t>(
       std::floor(static_cast<double>(net.switch_radix()) * oversub / (1.0 + oversub) + 1e-9));
   m.network.scale_up_domain_gpus =
@@ -129,12 +140,11 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.costs.facility_per_it_power = units::UsdPerWatt(costs.facility_usd_per_it_watt());
   m.costs.site_fixed = units::Usd(costs.site_fixed_usd());
   m.costs.electricity = units::UsdPerKilowattHour(costs.electricity_usd_per_kwh());
-  m.costs.average_utilization = Fraction(
-      costs.has_average_utilization() ? costs.average_utilization() : kAverageUtilization);
+  m.costs.average_utilization =
+      Fraction(costs.has_average_utilization() ? costs.average_utilization() : kAverageUtilization);
   m.costs.maintenance_per_year = Fraction(costs.maintenance_fraction_per_year());
   m.costs.staff = units::UsdPerYear(costs.staff_usd_per_year());
-  m.costs.horizon = units::Years(costs.has_horizon_years() ? costs.horizon_years()
-                                                           : kHorizonYears);
+  m.costs.horizon = units::Years(costs.has_horizon_years() ? costs.horizon_years() : kHorizonYears);
 
   const Constraints& caps = request.constraints();
   m.caps.power_cap_at =
@@ -145,6 +155,7 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
           "constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but site.substation has no "
           "transformer_rating_va");
     }
+    DCPLAN_RETURN_IF_ERROR(CheckPowerCapPlace(caps));
     m.caps.has_power_cap = true;
     m.caps.power_cap = m.site.substation_capacity;
   } else {
@@ -176,20 +187,21 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
         MostThatFit(m.rack.power_limit, m.rack.overhead, server_power, m.servers_per_rack);
     if (by_power < 1) {
       return absl::FailedPreconditionError(absl::StrFormat(
-          "hardware.rack.power_limit_watts %g holds no server: one server draws %g W and the rack's "
+          "hardware.rack.power_limit_watts %g holds no server: one server draws %g W and the "
+          "rack's "
           "overhead is %g W",
           rack.power_limit_watts(), units::InWatts(server_power), rack.overhead_watts()));
     }
     m.servers_per_rack = by_power;
   }
 
-  // A full pod's IT power: its racks, plus the fabric a pod of that size needs on its own (its leaf and
-  // spine switches, which sit in the pod's building).
+  // A full pod's IT power: its racks, plus the fabric a pod of that size needs on its own (its leaf
+  // and spine switches, which sit in the pod's building).
   const int64_t pod_gpus = m.racks_per_pod * m.servers_per_rack * m.server.gpus;
   Power pod_network = units::Watts(0.0);
   if (m.network.nics_per_gpu > 0) {
-    FabricSize f = SizeFatTree(pod_gpus * m.network.nics_per_gpu, m.network.radix,
-                               m.network.leaf_downlinks);
+    FabricSize f =
+        SizeFatTree(pod_gpus * m.network.nics_per_gpu, m.network.radix, m.network.leaf_downlinks);
     pod_network = static_cast<double>(f.switch_count) * m.network.switch_power +
                   static_cast<double>(f.optic_count) * m.network.optic_power;
   }

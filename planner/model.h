@@ -1,13 +1,13 @@
 // File: planner/model.h
 //
-// The typed model of a data center: a validated PlanRequest with every number turned into a Boost.Units
-// quantity and every default applied. It is the one place where proto doubles become units
-// (BuildModel), so the rest of the planner never touches a raw number or a proto.
+// The typed model of a data center: a validated PlanRequest with every number turned into a
+// Boost.Units quantity and every default applied. It is the one place where proto doubles become
+// units (BuildModel), so the rest of the planner never touches a raw number or a proto.
 //
-// A Model is a small value (copy it freely; the efficiency model is shared and immutable) and holds the
-// figures that do not depend on the cluster's size, derived once: servers per rack under the rack's
-// space AND power limits, pods per building under the building's critical IT power, the substation's
-// usable capacity.
+// A Model is a small value (copy it freely; the efficiency model is shared and immutable) and holds
+// the figures that do not depend on the cluster's size, derived once: servers per rack under the
+// rack's space AND power limits, pods per building under the building's critical IT power, the
+// substation's usable capacity.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));   // validates first
@@ -114,8 +114,8 @@ struct Model {
   int64_t servers_per_rack = 1;   // the tighter of space and power
   int64_t pods_per_building = 0;  // 0 = unlimited
   units::Power pod_it_power;      // IT power of one full pod, network share included
-  // GPU counts where realized compute may peak (MfuModel::RealizedComputeCandidates), kept here so that
-  // solving never allocates.
+  // GPU counts where realized compute may peak (MfuModel::RealizedComputeCandidates), kept here so
+  // that solving never allocates.
   std::vector<double> realized_candidates;
 
   // IT power of one full server: its accelerators plus its overhead.
@@ -124,13 +124,18 @@ struct Model {
   }
 };
 
-// Usable real power of a substation: transformers x rating x power factor, less the transformers the
-// redundancy scheme holds back (N: none; N+1: one; 2N: half).
+// Usable real power of a substation: transformers x rating x power factor, less the transformers
+// the redundancy scheme holds back (N: none; N+1: one; 2N: half).
 units::Power SubstationCapacity(const Substation& substation);
 
-// Validates `request` (planner/validate.h), then builds the typed model. Fails, naming the fields, when
-// the request is invalid or its parts cannot fit together (a rack that holds no server under its power
-// limit, a building that cannot hold one pod).
+// Validates `request` (planner/validate.h), then builds the typed model. Fails, naming the fields,
+// when the request is invalid or its parts cannot fit together (a rack that holds no server under
+// its power limit, a building that cannot hold one pod).
 absl::StatusOr<Model> BuildModel(const PlanRequest& request);
+
+// One of BuildModel's checks that the parts fit together, for callers that patch a model instead
+// of rebuilding it (sweeps): a power cap in watts is meaningless when the cap is measured at the
+// substation (whose rating is then the cap). FailedPrecondition naming both fields.
+absl::Status CheckPowerCapPlace(const Constraints& caps);
 
 }  // namespace dcplan

@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "planner/status_macros.h"
 
 namespace dcplan {
@@ -25,7 +27,8 @@ Power PowerCapUse(const Model& m, const ClusterEval& e) {
   return m.caps.power_cap_at == POWER_CAP_AT_IT ? e.it_power : e.facility_power;
 }
 
-// Largest server count allowed by `limit` when each server adds at least `per_server`; `inf` for none.
+// Largest server count allowed by `limit` when each server adds at least `per_server`; `inf` for
+// none.
 double ServersWithin(double limit, double per_server) {
   if (per_server <= 0) return std::numeric_limits<double>::infinity();
   return std::floor(limit / per_server);
@@ -281,7 +284,15 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
     hi = std::min(hi, std::ceil(D(m.caps.max_gpus) / D(gps)));
     capped = true;
   }
-  if (m.site.max_buildings > 0 && m.pods_per_building > 0) {
+  if (m.site.max_buildings > 0) {
+    // Without a building power limit one building holds any cluster: the cap would cap nothing.
+    if (m.pods_per_building <= 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "site.max_buildings is ", m.site.max_buildings,
+          " but site.building.critical_it_power_watts is 0 (no limit per building), so one "
+          "building holds any cluster and max_buildings caps nothing: set "
+          "site.building.critical_it_power_watts, or leave max_buildings at 0"));
+    }
     hi = std::min(hi, D(m.site.max_buildings) * D(m.pods_per_building) * D(m.racks_per_pod) *
                           D(m.servers_per_rack));
     capped = true;
@@ -297,19 +308,21 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
             units::InUsd(m.ServerPower() * m.costs.average_utilization * m.site.pue *
                          units::Years(years) * m.costs.electricity);
     }
-    if (per > 0) {
-      hi = std::min(hi, ServersWithin(units::InUsd(m.caps.budget), per));
-      capped = true;
-    } else if (!capped) {
-      return absl::FailedPreconditionError(
-          "constraints.budget_usd is the only cap but nothing in the request has a price: set "
-          "hardware.server.price_usd or hardware.accelerator.price_usd");
+    if (!(per > 0)) {
+      // Nothing costs anything per server: the budget would cap nothing, whatever the other caps.
+      return absl::FailedPreconditionError(absl::StrCat(
+          "constraints.budget_usd is ", absl::StrFormat("%.15g", units::InUsd(m.caps.budget)),
+          " but nothing in the request has a price, so the budget caps nothing: set "
+          "hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0"));
     }
+    hi = std::min(hi, ServersWithin(units::InUsd(m.caps.budget), per));
+    capped = true;
   }
   if (!capped) {
     return absl::FailedPreconditionError(
         "no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, "
-        "constraints.max_gpus, site.max_buildings or a rated site.substation");
+        "constraints.max_gpus, a rated site.substation, or site.max_buildings with "
+        "site.building.critical_it_power_watts");
   }
   // Never search beyond dcplan's size limit (one server past it, so the limit can bind).
   const int64_t size_limit_servers = kMaxGpus / gps + 1;

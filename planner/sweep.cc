@@ -486,6 +486,8 @@ struct Sweep::Impl {
   Check CheckValue(int a, size_t i, PlanRequest* r, absl::Status* error) const {
     absl::Status set = SetField(chains[a], axes[a].path, axes[a].values[i], r);
     absl::Status valid = set.ok() ? ValidateRequest(*r) : set;
+    // The patched power cap means nothing when the cap is at the substation: as BuildModel says.
+    if (valid.ok() && fast[a] == Fast::kPowerCap) valid = CheckPowerCapPlace(r->constraints());
     if (valid.ok()) return Check::kValid;
     if (!set.ok() || absl::StartsWith(valid.message(), axes[a].path)) {
       *error = std::move(valid);

@@ -279,8 +279,8 @@ void ExpectSameRows(const std::vector<SweepRow>& a, const std::vector<SweepRow>&
 
 TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
   // All five patched fields at once, invalid values included (pue 0.95, electricity -0.01), a
-  // substation-measured cap (which ignores power_cap_watts) and a budget on TCO: the fast path and
-  // building every point's model from its request agree field by field.
+  // substation-measured cap (where a power_cap_watts above 0 is an error) and a budget on TCO: the
+  // fast path and building every point's model from its request agree field by field.
   for (const char* extra : {
            "costs { facility_usd_per_it_watt: 11 maintenance_fraction_per_year: 0.05 }",
            "site { substation { transformer_rating_va: 60e6 } } constraints { power_cap_at: "

@@ -72,8 +72,16 @@ bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, scale,
 bad "stray argument" 2 'dcplan: unexpected argument "extra" (flags are --name=value)' fit extra
 bad "unknown flag" 1 "ERROR: Unknown command line flag 'powr'" fit --powr=5MW
 bad "substation cap without a substation" 1 'dcplan: constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at)' fit --power_at=substation
-bad "no cap" 1 'dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, site.max_buildings or a rated site.substation' fit --preset=seed
-bad "budget with nothing priced" 1 'dcplan: constraints.budget_usd is the only cap but nothing in the request has a price: set hardware.server.price_usd or hardware.accelerator.price_usd' fit --preset=seed --budget=1M
+bad "no cap" 1 'dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, a rated site.substation, or site.max_buildings with site.building.critical_it_power_watts' fit --preset=seed
+# Flags the rest of the request makes meaningless: errors naming both, never ignored.
+bad "budget with nothing priced" 1 'dcplan: --budget=1M caps nothing: nothing in the preset seed has a price (hardware.server.price_usd, hardware.accelerator.price_usd, costs.facility_usd_per_it_watt are 0); use a preset with prices, or drop --budget' fit --preset=seed --budget=1M
+bad "budget with nothing priced, beside a power cap" 1 'dcplan: --budget=1M caps nothing: nothing in the preset seed has a price (hardware.server.price_usd, hardware.accelerator.price_usd, costs.facility_usd_per_it_watt are 0); use a preset with prices, or drop --budget' fit --preset=seed --power=10MW --budget=1M
+sed 's/pue: 1.0/pue: 1.0 substation { transformer_rating_va: 1e8 }/; /power_cap_watts/d' "$SEED" >"$T/rated.textproto"
+bad "power with the cap at the substation" 1 'dcplan: --power=10MW has no effect with --power_at=substation, which caps at the substation'"'"'s rating (site.substation.transformer_rating_va): drop --power, or measure it at the facility or it' fit --request="$T/rated.textproto" --power=10MW --power_at=substation
+sed 's/pue: 1.0/pue: 1.0 substation { transformer_rating_va: 1e8 }/' "$SEED" | sed 's/constraints {/constraints { power_cap_at: POWER_CAP_AT_SUBSTATION/' >"$T/both.textproto"
+bad "a request with a power cap at the substation" 1 'dcplan: constraints.power_cap_watts is 45900000 but constraints.power_cap_at is POWER_CAP_AT_SUBSTATION, which caps at the substation'"'"'s rating (site.substation.transformer_rating_va) and ignores power_cap_watts: set one or the other' fit --request="$T/both.textproto"
+bad "max_buildings without a building limit" 1 'dcplan: --max_buildings=2 caps nothing: the request has no building power limit (site.building.critical_it_power_watts is 0), so one building holds any cluster; give one in a --request file, or drop --max_buildings' fit --preset=seed --max_buildings=2
+bad "max_buildings without a building limit, beside a power cap" 1 'dcplan: --max_buildings=2 caps nothing: the request has no building power limit (site.building.critical_it_power_watts is 0), so one building holds any cluster; give one in a --request file, or drop --max_buildings' fit --preset=seed --power=10MW --max_buildings=2
 
 # --- sweeps: bounded before anything is made, no value the grid cannot represent -----------------------
 # Five axes of 10^8 values: 10^40 points, refused from the counts alone (making one axis would take

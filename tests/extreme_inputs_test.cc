@@ -370,7 +370,7 @@ TEST(ExtremeInputs, ABillionGpusIsAPlan) {
   EXPECT_THAT(testing::CheckPlanInvariants(request, *plan), IsOk());
 }
 
-TEST(ExtremeInputs, PricesOfZeroCostNothingAndABudgetAloneCannotBind) {
+TEST(ExtremeInputs, PricesOfZeroCostNothingAndABudgetOverNothingPricedIsAnError) {
   // Nothing priced, under a power cap: a plan that costs $0 and $0 per GPU-hour.
   const PlanRequest priced_at_zero = SeedWith(
       "constraints { power_cap_watts: 1e6 } costs { electricity_usd_per_kwh: 0 "
@@ -381,11 +381,38 @@ TEST(ExtremeInputs, PricesOfZeroCostNothingAndABudgetAloneCannotBind) {
   EXPECT_EQ(plan->cost().tco_usd(), 0.0);
   EXPECT_EQ(plan->cost().usd_per_gpu_hour(), 0.0);
   EXPECT_THAT(testing::CheckPlanInvariants(priced_at_zero, *plan), IsOk());
-  // A budget as the only cap, with nothing priced, cannot bound the cluster.
-  EXPECT_THAT(SolvePlan(SeedWith("constraints { budget_usd: 1e9 }")).status(),
+  // A budget with nothing priced caps nothing: an error, alone or beside another cap (it used to
+  // be ignored silently there, the plan reporting the whole budget as headroom).
+  for (const char* caps : {"constraints { budget_usd: 1e9 }",
+                           "constraints { budget_usd: 1e9 power_cap_watts: 1e6 }"}) {
+    EXPECT_THAT(SolvePlan(SeedWith(caps)).status(),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         "constraints.budget_usd is 1000000000 but nothing in the request has a "
+                         "price, so the budget caps nothing: set hardware.server.price_usd or "
+                         "hardware.accelerator.price_usd, or leave budget_usd at 0"))
+        << caps;
+  }
+}
+
+TEST(ExtremeInputs, CapsTheRestOfTheRequestMakesMeaninglessAreErrors) {
+  // max_buildings without a building power limit: one building holds any cluster.
+  EXPECT_THAT(SolvePlan(SeedWith("constraints { power_cap_watts: 1e6 } site { max_buildings: 2 }"))
+                  .status(),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       "constraints.budget_usd is the only cap but nothing in the request has a "
-                       "price: set hardware.server.price_usd or hardware.accelerator.price_usd"));
+                       "site.max_buildings is 2 but site.building.critical_it_power_watts is 0 (no "
+                       "limit per building), so one building holds any cluster and max_buildings "
+                       "caps nothing: set site.building.critical_it_power_watts, or leave "
+                       "max_buildings at 0"));
+  // A power cap in watts measured at the substation, whose rating is the cap.
+  EXPECT_THAT(SolvePlan(SeedWith("constraints { power_cap_watts: 1e6 power_cap_at: "
+                                 "POWER_CAP_AT_SUBSTATION } site { substation { "
+                                 "transformer_rating_va: 1e7 } }"))
+                  .status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "constraints.power_cap_watts is 1000000 but constraints.power_cap_at is "
+                       "POWER_CAP_AT_SUBSTATION, which caps at the substation's rating "
+                       "(site.substation.transformer_rating_va) and ignores power_cap_watts: set "
+                       "one or the other"));
 }
 
 TEST(ExtremeInputs, ACapSmallerThanOneServerIsAZeroGpuPlanThatSaysWhy) {

@@ -70,7 +70,7 @@ expect_error "bad budget_on" "--budget_on must be capex or tco" fit --budget=1e9
 sed 's/price_usd: 25000/price_usd: -5/' "$TMP/priced_seed.textproto" > "$TMP/negative_price.textproto"
 expect_error "negative price in request" "hardware.accelerator.price_usd must be >= 0, got -5" \
   fit --request="$TMP/negative_price.textproto" --power=1MW
-expect_error "budget without prices" "nothing in the request has a price" fit --preset=seed --budget=1e9
+expect_error "budget without prices" "--budget=1e9 caps nothing: nothing in the preset seed has a price" fit --preset=seed --budget=1e9
 
 # compare ranks the presets, and each row is what fit gives for that preset alone.
 "$DCPLAN" compare --power=100MW --presets=h100-dgx,b200-dgx,gb200-nvl72,mi300x --format=json > "$TMP/cmp.json"

@@ -225,6 +225,23 @@ class Generator {
     costs->set_maintenance_fraction_per_year(Chance(0.3) ? 0.0 : Uniform(0.0, 0.2));
     costs->set_staff_usd_per_year(ZeroOr(0.5, 1e4, 1e8));
     if (Chance(0.5)) costs->set_horizon_years(Chance(0.05) ? 50.0 : Uniform(0.25, 10));
+
+    // Caps the rest of the request makes meaningless are errors (not valid requests): max_buildings
+    // without a building power limit, a power cap in watts measured at the substation, a budget
+    // where nothing has a price. The draws above stay as they were (same seed, same requests);
+    // such caps are taken out here.
+    if (site->building().critical_it_power_watts() <= 0) site->clear_max_buildings();
+    if (caps->power_cap_at() == POWER_CAP_AT_SUBSTATION) caps->clear_power_cap_watts();
+    const Hardware& h = r.hardware();
+    const bool priced =
+        h.server().price_usd() > 0 || h.accelerator().price_usd() > 0 ||
+        h.server().non_gpu_price_usd() > 0 || costs->facility_usd_per_it_watt() > 0 ||
+        (caps->budget_on() == BUDGET_ON_TCO && costs->electricity_usd_per_kwh() > 0);
+    if (!priced) caps->clear_budget_usd();
+    if (caps->power_cap_watts() <= 0 && caps->max_gpus() == 0 && !rated &&
+        site->max_buildings() == 0 && caps->budget_usd() <= 0) {
+      caps->set_power_cap_watts(LogUniform(1e3, 1e11));
+    }
     return r;
   }
 

@@ -14,6 +14,7 @@
 #include "examples/cli/workload_flags.h"
 #include "planner/presets/presets.h"
 #include "planner/status_macros.h"
+#include "planner/validate.h"
 #include "units/parse.h"
 
 ABSL_FLAG(std::string, preset, "h100-dgx",
@@ -48,6 +49,16 @@ ABSL_FLAG(std::string, out_format, "", "output encoding for convert: text, json 
 ABSL_FLAG(std::string, type, "request", "message type for convert and validate: request or plan");
 
 namespace dcplan::cli {
+namespace {}  // namespace
+
+std::string Clip(absl::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  // Cut on a UTF-8 character boundary.
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return absl::StrCat(text.substr(0, cut), "... (", text.size(), " bytes)");
+}
+
 namespace {
 
 absl::Status FlagError(absl::string_view flag, const absl::Status& status) {
@@ -173,9 +184,53 @@ absl::Status ApplyOverrides(PlanRequest* r) {
   return ApplyWorkloadFlags(r);
 }
 
+absl::Status CheckFlagsMatter(const PlanRequest& r) {
+  // A value out of its field's range is the first thing to fix: the validator says so later.
+  if (!ValidateRequest(r).ok()) return absl::OkStatus();
+  const std::string power = absl::GetFlag(FLAGS_power);
+  if (!power.empty() && r.constraints().power_cap_watts() > 0 &&
+      r.constraints().power_cap_at() == POWER_CAP_AT_SUBSTATION) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--power=", Clip(power), " has no effect with ",
+        absl::GetFlag(FLAGS_power_at).empty()
+            ? "the request's power_cap_at: POWER_CAP_AT_SUBSTATION"
+            : "--power_at=substation",
+        ", which caps at the substation's rating (site.substation.transformer_rating_va): drop "
+        "--power, or measure it at the facility or it"));
+  }
+  const std::string buildings = absl::GetFlag(FLAGS_max_buildings);
+  if (!buildings.empty() && r.site().max_buildings() > 0 &&
+      r.site().building().critical_it_power_watts() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_buildings=", Clip(buildings),
+        " caps nothing: the request has no building power limit "
+        "(site.building.critical_it_power_watts is 0), so one building holds any cluster; give "
+        "one in a --request file, or drop --max_buildings"));
+  }
+  const std::string budget = absl::GetFlag(FLAGS_budget);
+  const Hardware& h = r.hardware();
+  const bool tco = r.constraints().budget_on() == BUDGET_ON_TCO;
+  if (!budget.empty() && r.constraints().budget_usd() > 0 && h.server().price_usd() <= 0 &&
+      h.accelerator().price_usd() <= 0 && h.server().non_gpu_price_usd() <= 0 &&
+      r.costs().facility_usd_per_it_watt() <= 0 &&
+      !(tco && r.costs().electricity_usd_per_kwh() > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--budget=", Clip(budget), " caps nothing: nothing in ",
+                     absl::GetFlag(FLAGS_request).empty()
+                         ? absl::StrCat("the preset ", Clip(absl::GetFlag(FLAGS_preset)))
+                         : "the request",
+                     " has a price (hardware.server.price_usd, hardware.accelerator.price_usd, "
+                     "costs.facility_usd_per_it_watt",
+                     tco ? ", costs.electricity_usd_per_kwh" : "",
+                     " are 0); use a preset with prices, or drop --budget"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PlanRequest> RequestFromFlags() {
   DCPLAN_ASSIGN_OR_RETURN(PlanRequest request, BaseRequest());
   DCPLAN_RETURN_IF_ERROR(ApplyOverrides(&request));
+  DCPLAN_RETURN_IF_ERROR(CheckFlagsMatter(request));
   return request;
 }
 

@@ -57,7 +57,16 @@ absl::StatusOr<PlanRequest> BaseRequest();
 // `request`.
 absl::Status ApplyOverrides(PlanRequest* request);
 
-// BaseRequest() with ApplyOverrides(): what most commands solve.
+// Refuses a flag that the rest of the request makes meaningless, naming both: --power with the cap
+// at the substation, --max_buildings without a building power limit, --budget where nothing has a
+// price.
+absl::Status CheckFlagsMatter(const PlanRequest& request);
+
+// At most `max` bytes of a user's value, for messages: longer text is cut (on a UTF-8 boundary)
+// and says how long it was: "aaaa... (5000 bytes)".
+std::string Clip(absl::string_view text, size_t max = 80);
+
+// BaseRequest() with ApplyOverrides() and CheckFlagsMatter(): what most commands solve.
 absl::StatusOr<PlanRequest> RequestFromFlags();
 
 // The input files this run reads (never overwritten by --out).

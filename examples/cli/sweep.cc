@@ -222,6 +222,7 @@ absl::Status SweepTo(OutputFormat format) {
   auto load = [](absl::string_view name) -> absl::StatusOr<PlanRequest> {
     DCPLAN_ASSIGN_OR_RETURN(PlanRequest r, LoadPreset(name));
     DCPLAN_RETURN_IF_ERROR(ApplyOverrides(&r));
+    DCPLAN_RETURN_IF_ERROR(CheckFlagsMatter(r));
     return r;
   };
   DCPLAN_ASSIGN_OR_RETURN(dcplan::Sweep sweep, dcplan::Sweep::Create(base, std::move(axes), load));
