@@ -32,7 +32,8 @@ struct Command {
 
 const Command kCommands[] = {
     {"fit", dcplan::cli::RunFit, "the largest cluster (whole servers) under the caps",
-     "dcplan fit [--preset=NAME | --request=FILE] [--power=50MW] [--power_at=facility|it|substation]\n"
+     "dcplan fit [--preset=NAME | --request=FILE] [--power=50MW] "
+     "[--power_at=facility|it|substation]\n"
      "           [--pue=1.3] [--max_gpus=N] [--max_buildings=N] [--budget='$2.5B']\n"
      "           [--budget_on=capex|tco] [--horizon_years=4] [--electricity='0.08 USD/kWh']\n"
      "           [--objective=gpus|compute] [--format=table|json|textproto|binary] [--out=FILE]\n"
@@ -62,7 +63,8 @@ const Command kCommands[] = {
      "               [--power=100MW] [--budget='$5B'] [--budget_on=capex|tco] ...\n"
      "               [--format=table|json|textproto|binary] [--out=FILE]\n"
      "\n"
-     "Solves the caps for every preset and request file named (default: every preset but seed) and\n"
+     "Solves the caps for every preset and request file named (default: every preset but seed) "
+     "and\n"
      "ranks them by realized compute, with cost per realized EFLOP/s-year and energy a year; the\n"
      "cap flags are those of fit."},
     {"validate", dcplan::cli::RunValidate, "check a request (or plan) file",
@@ -104,8 +106,10 @@ std::string MainUsage() {
   std::string s =
       "dcplan: plan AI data centers: how many GPUs fit in N megawatts or $B, what they deliver "
       "and cost.\n\nusage: dcplan COMMAND [--flags]\n\ncommands:\n";
-  for (const Command& c : kCommands) absl::StrAppend(&s, "  ", c.name, std::string(10 - std::strlen(c.name), ' '), c.summary, "\n");
-  absl::StrAppend(&s, "\n`dcplan help COMMAND` or `dcplan COMMAND --help` prints a command's flags.\n");
+  for (const Command& c : kCommands)
+    absl::StrAppend(&s, "  ", c.name, std::string(10 - std::strlen(c.name), ' '), c.summary, "\n");
+  absl::StrAppend(&s,
+                  "\n`dcplan help COMMAND` or `dcplan COMMAND --help` prints a command's flags.\n");
   return s;
 }
 
@@ -114,6 +118,15 @@ const Command* Find(const std::string& name) {
     if (name == c.name) return &c;
   }
   return nullptr;
+}
+
+// `dcplan NAME` or `dcplan help NAME` for a command that does not exist: exit code 2.
+int UnknownCommand(const std::string& name) {
+  std::vector<std::string> names;
+  for (const Command& k : kCommands) names.push_back(k.name);
+  std::cerr << "dcplan: unknown command \"" << dcplan::cli::ForTerminal(name) << "\"; commands are "
+            << absl::StrJoin(names, ", ") << "\n";
+  return 2;
 }
 
 bool IsHelpFlag(const char* arg) {
@@ -141,6 +154,7 @@ int main(int argc, char** argv) {
   }
   if (help) {
     const Command* c = words.empty() ? nullptr : Find(words[0]);
+    if (c == nullptr && !words.empty()) return UnknownCommand(words[0]);
     std::cout << (c ? absl::StrCat(c->usage, "\n") : MainUsage());
     return 0;
   }
@@ -150,16 +164,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (positional.size() > 2) {
-    std::cerr << "dcplan: unexpected argument \"" << positional[2] << "\" (flags are --name=value)\n";
+    std::cerr << "dcplan: unexpected argument \"" << positional[2]
+              << "\" (flags are --name=value)\n";
     return 2;
   }
   const Command* c = Find(positional[1]);
-  if (c == nullptr) {
-    std::vector<std::string> names;
-    for (const Command& k : kCommands) names.push_back(k.name);
-    std::cerr << "dcplan: unknown command \"" << positional[1] << "\"; commands are "
-              << absl::StrJoin(names, ", ") << "\n";
-    return 2;
-  }
+  if (c == nullptr) return UnknownCommand(positional[1]);
   return c->run();
 }

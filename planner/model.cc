@@ -116,11 +116,12 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.network.optic_price = units::Usd(net.optic_price_usd());
   if (m.network.nics_per_gpu > 0 &&
       (m.network.leaf_downlinks < 1 || m.network.leaf_downlinks >= m.network.radix)) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "hardware.network.leaf_oversubscription %g leaves a radix-%d leaf with %d downlinks and %d "
-        "uplinks; both must be at least 1",
-        oversub, m.network.radix, m.network.leaf_downlinks,
-        m.network.radix - m.network.leaf_downlinks));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("hardware.network.leaf_oversubscription %.15g leaves a radix-%d leaf with "
+                        "%d downlinks and %d "
+                        "uplinks; both must be at least 1",
+                        oversub, m.network.radix, m.network.leaf_downlinks,
+                        m.network.radix - m.network.leaf_downlinks));
   }
 
   const Site& site = request.site();
@@ -187,9 +188,9 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
         MostThatFit(m.rack.power_limit, m.rack.overhead, server_power, m.servers_per_rack);
     if (by_power < 1) {
       return absl::FailedPreconditionError(absl::StrFormat(
-          "hardware.rack.power_limit_watts %g holds no server: one server draws %g W and the "
+          "hardware.rack.power_limit_watts %.15g holds no server: one server draws %.15g W and the "
           "rack's "
-          "overhead is %g W",
+          "overhead is %.15g W",
           rack.power_limit_watts(), units::InWatts(server_power), rack.overhead_watts()));
     }
     m.servers_per_rack = by_power;
@@ -214,7 +215,7 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
                                      static_cast<int64_t>(limits::kMaxGpus));
     if (pods < 1) {
       return absl::FailedPreconditionError(absl::StrFormat(
-          "site.building.critical_it_power_watts %g cannot hold one pod, which draws %g W "
+          "site.building.critical_it_power_watts %.15g cannot hold one pod, which draws %.15g W "
           "(hardware.pod.racks_per_pod %d racks of %d servers)",
           site.building().critical_it_power_watts(), units::InWatts(m.pod_it_power),
           m.racks_per_pod, m.servers_per_rack));

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/text.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "planner/model.h"
@@ -204,17 +205,18 @@ absl::StatusOr<double> ParseValues(absl::string_view spec, absl::string_view nam
   auto value = [&](absl::string_view t) -> absl::StatusOr<double> {
     auto v = ParseFieldValue(name, t);
     if (!v.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", v.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--vary=", Clip(spec), ": ", v.status().message()));
     }
     if (integer && *v != std::floor(*v)) {
-      return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", name,
+      return absl::InvalidArgumentError(absl::StrCat("--vary=", Clip(spec), ": ", name,
                                                      " takes whole numbers, got ",
                                                      absl::StripAsciiWhitespace(t)));
     }
     return *v;
   };
   auto error = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": ", what));
+    return absl::InvalidArgumentError(absl::StrCat("--vary=", Clip(spec), ": ", what));
   };
   if (!absl::StrContains(text, ':')) {
     double count = 0;
@@ -291,7 +293,7 @@ absl::Status SetField(const std::vector<const FieldDescriptor*>& chain, absl::st
   const Reflection* r = msg->GetReflection();
   auto out_of_range = [&](double lo, double hi) {
     return absl::OutOfRangeError(
-        absl::StrFormat("%s must be a whole number in [%.0f, %.0f], got %g", path, lo, hi, v));
+        absl::StrFormat("%s must be a whole number in [%.0f, %.0f], got %.17g", path, lo, hi, v));
   };
   auto in = [&](double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); };
   switch (f->cpp_type()) {
@@ -372,15 +374,17 @@ absl::StatusOr<double> ParseAxis(absl::string_view spec, bool materialize, Sweep
   const absl::string_view name = absl::StripAsciiWhitespace(kv.first);
   const absl::string_view text = absl::StripAsciiWhitespace(kv.second);
   if (name.empty() || text.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--vary=", spec, ": expected FIELD=VALUES, e.g. power=10MW:500MW:log20 or pue=1.1,1.3"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--vary=", Clip(spec),
+                     ": expected FIELD=VALUES, e.g. power=10MW:500MW:log20 or pue=1.1,1.3"));
   }
   axis->path = ResolveSweepAlias(name);
   if (axis->is_preset()) {
     for (absl::string_view p : absl::StrSplit(text, ',')) {
       p = absl::StripAsciiWhitespace(p);
       if (p.empty())
-        return absl::InvalidArgumentError(absl::StrCat("--vary=", spec, ": empty preset name"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("--vary=", Clip(spec), ": empty preset name"));
       axis->presets.emplace_back(p);
     }
     return static_cast<double>(axis->presets.size());
@@ -388,7 +392,7 @@ absl::StatusOr<double> ParseAxis(absl::string_view spec, bool materialize, Sweep
   auto chain = ResolveField(axis->path);
   if (!chain.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--vary=", spec, ": ", chain.status().message()));
+        absl::StrCat("--vary=", Clip(spec), ": ", chain.status().message()));
   }
   return ParseValues(spec, chain->back()->name(), text, IsInteger(chain->back()),
                      materialize ? &axis->values : nullptr);

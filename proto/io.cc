@@ -1,6 +1,7 @@
 // File: proto/io.cc
 #include "proto/io.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -180,6 +181,102 @@ std::string OneLine(google::protobuf::StringPiece parser_message) {
   return line;
 }
 
+// A JSON key as the proto3 JSON parser matches it to a field: "power_cap_watts" and
+// "powerCapWatts" name the same field, so both become "powercapwatts"-like: underscores dropped,
+// the letter after one upper-cased (the lowerCamelCase json_name).
+std::string FieldKey(absl::string_view key) {
+  std::string out;
+  bool upper = false;
+  for (char c : key) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out.push_back(upper ? absl::ascii_toupper(static_cast<unsigned char>(c)) : c);
+    upper = false;
+  }
+  return out;
+}
+
+// The path of the first key that appears twice in one object of `json` (syntactically valid
+// JSON: the proto parser has read it), e.g. "site.pue"; empty when there is none. The proto3 JSON
+// parser keeps the last of two values silently, where the text format refuses a repeated field:
+// a request whose "power_cap_watts" is given twice (or once as "powerCapWatts") is ambiguous.
+// Iterative, so depth costs no stack.
+std::string FirstDuplicateKey(absl::string_view json) {
+  struct Frame {
+    bool object;
+    std::vector<std::string> keys;  // field keys seen in this object
+    std::string key;                // the current key (objects) as written
+    int64_t index = 0;              // the current element (arrays)
+    bool expect_key = true;
+  };
+  std::vector<Frame> stack;
+  auto path = [&](absl::string_view last) {
+    std::string p;
+    for (const Frame& f : stack) {
+      if (&f == &stack.back()) break;
+      if (f.object) {
+        absl::StrAppend(&p, p.empty() ? "" : ".", f.key);
+      } else {
+        absl::StrAppend(&p, "[", f.index, "]");
+      }
+    }
+    return absl::StrCat(p, p.empty() ? "" : ".", last);
+  };
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"') {
+      std::string text;
+      for (++i; i < json.size() && json[i] != '"'; ++i) {
+        if (json[i] == '\\' && i + 1 < json.size()) {
+          ++i;
+          const char e = json[i];
+          if (e == 'u' && i + 4 < json.size()) {
+            unsigned code = 0;
+            for (int k = 1; k <= 4; ++k) {
+              const char h = json[i + k];
+              code = code * 16 + static_cast<unsigned>(absl::ascii_isdigit(h)
+                                                           ? h - '0'
+                                                           : (absl::ascii_tolower(h) - 'a' + 10));
+            }
+            // Keys are field names: ASCII. Anything else is kept as its escape.
+            if (code < 0x80) {
+              text.push_back(static_cast<char>(code));
+            } else {
+              absl::StrAppend(&text, "\\u", json.substr(i + 1, 4));
+            }
+            i += 4;
+          } else {
+            text.push_back(e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e);
+          }
+        } else {
+          text.push_back(json[i]);
+        }
+      }
+      if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+        Frame& f = stack.back();
+        const std::string key = FieldKey(text);
+        if (std::find(f.keys.begin(), f.keys.end(), key) != f.keys.end()) return path(text);
+        f.keys.push_back(key);
+        f.key = text;
+        f.expect_key = false;
+      }
+    } else if (c == '{' || c == '[') {
+      stack.push_back(Frame{c == '{', {}, "", 0, true});
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+    } else if (c == ',' && !stack.empty()) {
+      if (stack.back().object) {
+        stack.back().expect_key = true;
+      } else {
+        ++stack.back().index;
+      }
+    }
+  }
+  return std::string();
+}
+
 absl::Status ParseJson(absl::string_view data, google::protobuf::Message* message) {
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
@@ -189,6 +286,10 @@ absl::Status ParseJson(absl::string_view data, google::protobuf::Message* messag
     return absl::InvalidArgumentError(absl::StrCat("invalid JSON for ",
                                                    message->GetDescriptor()->full_name(), ": ",
                                                    OneLine(status.message())));
+  }
+  if (const std::string key = FirstDuplicateKey(data); !key.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid JSON for ", message->GetDescriptor()->full_name(), ": ", key, " is given twice"));
   }
   // The parser checks raw bytes; this also catches escapes such as a lone "\ud800".
   if (const std::string field = FirstInvalidUtf8(*message); !field.empty()) {

@@ -245,6 +245,36 @@ TEST(ParseMessage, RejectsUnknownJsonFields) {
                AllOf(HasSubstr("dcplan.PlanRequest"), HasSubstr("gpus_per_rack"))));
 }
 
+TEST(ParseMessage, RejectsJsonWithAKeyGivenTwice) {
+  // The proto3 JSON parser keeps the last of two values silently; the text format refuses a field
+  // given twice, and so does JSON now, naming the field's path. "powerCapWatts" is the same field
+  // as "power_cap_watts" (its json_name); an array element's keys are their own object's.
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"name": "a", "name": "b"})", "name"},
+      {R"({"constraints": {"power_cap_watts": 1, "powerCapWatts": 2}})",
+       "constraints.powerCapWatts"},
+      {R"({"site": {"pue": 1.2}, "site": {"pue": 1.5}})", "site"},
+      {R"({"efficiency": {"table": {"points": [{"gpus": 1, "mfu": 0.5}, {"gpus": 8, "gpus": 9}]}}})",
+       "efficiency.table.points[1].gpus"},
+      {R"({"n\u0061me": "a", "name": "b"})", "name"},
+  };
+  for (const auto& [json, path] : cases) {
+    PlanRequest request;
+    EXPECT_THAT(
+        ParseMessage(json, Encoding::kJson, &request),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 absl::StrCat("invalid JSON for dcplan.PlanRequest: ", path, " is given twice")))
+        << json;
+  }
+  // The same key in two different objects, and in two array elements, is no repetition.
+  PlanRequest request;
+  EXPECT_THAT(ParseMessage(R"({"name": "x", "hardware": {"accelerator": {"name": "y"}},
+                                "efficiency": {"table": {"points": [{"gpus": 1, "mfu": 0.5},
+                                                                    {"gpus": 8, "mfu": 0.4}]}}})",
+                           Encoding::kJson, &request),
+              IsOk());
+}
+
 TEST(ParseMessage, RejectsMalformedJsonOnOneLine) {
   PlanRequest request;
   // A comma is missing after "x". The parser's message is followed by an excerpt of the input up to

@@ -51,12 +51,12 @@ bad "pue nan" 1 'dcplan: --pue: expected a number, got "nan"' fit --pue=nan
 bad "pue inf" 1 'dcplan: --pue: expected a number, got "inf"' fit --pue=inf
 bad "pue above 5" 1 'dcplan: site.pue must be <= 5, got 6' fit --pue=6 --power=1MW
 bad "pue not a number" 1 'dcplan: --pue: expected a number, got "abc"' fit --pue=abc
-bad "negative max_gpus" 1 'dcplan: --max_gpus: expected a whole number >= 0, got "-5"' fit --max_gpus=-5
-bad "fractional max_gpus" 1 'dcplan: --max_gpus: expected a whole number >= 0, got "1.5"' fit --max_gpus=1.5
-bad "max_gpus above the limit" 1 'dcplan: constraints.max_gpus must be <= 1000000000000, got 10000000000000' fit --max_gpus=1e13
+bad "negative max_gpus" 1 'dcplan: --max_gpus: expected a whole number in [0, 1000000000000], got "-5"' fit --max_gpus=-5
+bad "fractional max_gpus" 1 'dcplan: --max_gpus: expected a whole number in [0, 1000000000000], got "1.5"' fit --max_gpus=1.5
+bad "max_gpus above the limit" 1 'dcplan: --max_gpus: expected a whole number in [0, 1000000000000], got "1e13"' fit --max_gpus=1e13
 bad "max_gpus nan" 1 'dcplan: --max_gpus: expected a count such as 16M, got "nan"' fit --max_gpus=nan
-bad "max_buildings beyond uint32" 1 'dcplan: --max_buildings is too large: 5e9' fit --max_buildings=5e9
-bad "max_buildings above the limit" 1 'dcplan: site.max_buildings must be <= 1000000, got 5000000' fit --power=1MW --max_buildings=5M
+bad "max_buildings beyond uint32" 1 'dcplan: --max_buildings: expected a whole number in [0, 1000000], got "5e9"' fit --max_buildings=5e9
+bad "max_buildings above the limit" 1 'dcplan: --max_buildings: expected a whole number in [0, 1000000], got "5M"' fit --power=1MW --max_buildings=5M
 bad "zero horizon" 1 'dcplan: costs.horizon_years must be > 0, got 0' fit --power=1MW --horizon_years=0
 bad "horizon above 50 years" 1 'dcplan: costs.horizon_years must be <= 50, got 51' fit --power=1MW --horizon_years=51
 bad "budget_on opex" 1 'dcplan: --budget_on must be capex or tco; got "opex"' fit --budget_on=opex
@@ -64,8 +64,8 @@ bad "unknown objective" 1 'dcplan: --objective must be gpus or compute; got "flo
 bad "unknown power_at" 1 'dcplan: --power_at must be facility, it or substation; got "rack"' fit --power_at=rack
 bad "unknown format" 1 'dcplan: --format must be one of table, json, textproto, text, binary; got "xml"' fit --format=xml
 bad "unknown preset" 1 'dcplan: unknown preset "nope"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed' fit --preset=nope
-bad "scale size 0" 1 'dcplan: --gpus: every size must be in [1, 10^12], got "0"' scale --gpus=0
-bad "scale size above 10^12" 1 'dcplan: --gpus: every size must be in [1, 10^12], got "1e13"' scale --gpus=1e13
+bad "scale size 0" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "0"' scale --gpus=0
+bad "scale size above 10^12" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "1e13"' scale --gpus=1e13
 bad "scale size not a number" 1 'dcplan: --gpus: expected a count such as 16M, got "abc"' scale --gpus=abc
 bad "scale empty size" 1 'dcplan: --gpus: expected a count such as 16M, got ""' scale --gpus=1,,2
 bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, scale, sweep, compare, validate, convert, train, presets' fly
@@ -115,6 +115,35 @@ bad "every point of a chart failed" 1 'dcplan: every one of the 2 points failed;
 check "a chart with a failed point" "0 1 1" "$? $(grep -c '1 of 2 points failed and are not drawn' "$T/half.svg") $(grep -c '^dcplan sweep: 1 of 2 points failed (not drawn; --format=csv says why)$' "$T/half.err")"
 "$DCPLAN" sweep --preset=seed --power=45.9MW --vary=pue=0.9,1.0 >/dev/null 2>"$T/half.err"
 check "a sweep with a failed point says so" "0 1" "$? $(grep -c '^dcplan sweep: 1 of 2 points failed (their error column says why)$' "$T/half.err")"
+
+# --- clear errors: real ranges, zero, help, standard input --------------------------------------------
+bad "a whole-number flag given 1.5" 1 'dcplan: --layers: expected a whole number in [1, 4294967295], got "1.5"' train --gpus=8 --layers=1.5 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M
+bad "the real range, not 4.29497e+09" 1 'dcplan: --tp: expected a whole number in [1, 4294967295], got "4294967296"' train --gpus=8 --layers=2 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M --tp=4294967296
+bad "a sweep value beyond uint32" 1 "dcplan: the sweep's only point failed: hardware.server.gpus_per_server must be a whole number in [0, 4294967295], got 4294967296" sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4294967296 --out="$T/never.csv"
+bad "power of zero" 1 'dcplan: --power=0: a power cap of zero fits no server (and 0 W in a request means no cap); leave --power out to solve without a power cap' fit --preset=seed --power=0
+bad "power of 0 MW" 1 'dcplan: --power=0MW: a power cap of zero fits no server (and 0 W in a request means no cap); leave --power out to solve without a power cap' fit --preset=seed --power=0MW --max_gpus=8
+bad "budget of zero" 1 'dcplan: --budget=0: a budget of zero buys no server (and $0 in a request means no budget); leave --budget out to solve without a budget' fit --preset=h100-dgx --power=1MW --budget=0
+"$DCPLAN" fit --preset=h100-dgx --power=1MW --electricity=0 --format=json >"$T/free.json"
+check "--electricity=0 is free electricity" "0 0" "$? $(json_get "$T/free.json" "int(p['cost']['energy_usd_per_year'])")"
+bad "help for an unknown command" 2 'dcplan: unknown command "nope"; commands are fit, scale, sweep, compare, validate, convert, train, presets' help nope
+bad "request from stdin without a format" 1 'dcplan: --request=- reads standard input, whose encoding dcplan cannot tell: add --in_format=text, --in_format=json or --in_format=binary' fit --request=-
+bad "request from stdin with an unknown format" 1 'dcplan: --in_format: unknown encoding "yaml"; expected one of text, textproto, json, binary, pb' fit --request=- --in_format=yaml
+got=$("$DCPLAN" fit --request=- --in_format=text <"$SEED" --format=json | python3 -c "import json,sys; print(json.load(sys.stdin)['counts']['gpu_count'])")
+check "--request=- --in_format=text reads standard input" 32784 "$got"
+# At most about 80 bytes of any value in a message: its start and end, and its length.
+long=$(printf 'x%.0s' $(seq 300))
+bad "a long preset name is clipped" 1 "dcplan: unknown preset \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed" fit --preset="$long"
+bad "a long flag value is clipped" 1 "dcplan: --pue: expected a number, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"" fit --pue="$long"
+bad "a long --vary is clipped" 1 "dcplan: --vary=pue=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,[... 2405 bytes ...],1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,x: expected a count such as 16M, got \"x\"" sweep --preset=seed --power=1MW --vary="pue=$(printf '1,%.0s' $(seq 1200))x"
+# Control characters from a file or the command line are printed escaped, never acted on.
+{ printf 'name: "evil\\033[31mred\\nline2\\302\\233x"\n'; grep -v '^name' "$SEED"; } >"$T/evil.textproto"
+check "a name with control characters, escaped" 'plan: evil\x1b[31mred\nline2\u009bx' "$("$DCPLAN" fit --request="$T/evil.textproto" | head -1)"
+check "validate escapes it too" "$T/evil.textproto: a valid PlanRequest (evil\\x1b[31mred\\nline2\\u009bx)" "$("$DCPLAN" validate --request="$T/evil.textproto")"
+bad "an error with a newline in a file name stays one line" 1 "dcplan: /tmp/a\\nb\\x1b.textproto does not exist" fit --request="/tmp/a
+b$(printf '\033').textproto"
+# A JSON request with a key given twice is refused, as the text format refuses a field given twice.
+printf '{"constraints": {"power_cap_watts": 1e6, "powerCapWatts": 2e6}}' >"$T/dup.json"
+bad "a JSON key given twice" 1 "dcplan: $T/dup.json: invalid JSON for dcplan.PlanRequest: constraints.powerCapWatts is given twice" fit --request="$T/dup.json"
 
 # --- request files -----------------------------------------------------------------------------------
 "$DCPLAN" convert --in="$SEED" --out="$T/good.pb" || fail "convert to binary"
@@ -194,7 +223,6 @@ bad "unknown enum value" 1 "dcplan: $T/enum.textproto: invalid text-format dcpla
 bad "unknown text field" 1 "dcplan: $T/unknown.textproto: invalid text-format dcplan.PlanRequest: 4:7: Message type \"dcplan.Hardware\" has no field named \"gpu\"." validate --request="$T/unknown.textproto"
 bad "unknown JSON field" 1 "dcplan: $T/unknown.json: invalid JSON for dcplan.PlanRequest: (hardware) gpu: Cannot find field." validate --request="$T/unknown.json"
 bad "unknown binary field" 1 "dcplan: $T/unknown.pb: not a valid binary dcplan.PlanRequest: hardware.accelerator has a field this dcplan does not know (number 99)" fit --request="$T/unknown.pb"
-bad "stdin without an encoding" 1 'dcplan: reading standard input (-) needs an explicit encoding: text, json or binary' fit --request=-
 bad "validate without a file" 1 'dcplan: validate needs --request=FILE' validate
 bad "a request read as a plan" 1 "dcplan: $T/good.textproto: invalid text-format dcplan.Plan: 2:10: Message type \"dcplan.Plan\" has no field named \"hardware\"." validate --type=plan --request="$T/good.textproto"
 if [[ $(id -u) -ne 0 ]]; then

@@ -55,7 +55,7 @@ int RunCompare() {
   int rank = 0;
   for (const Plan& p : comparison.plans()) {
     absl::StrAppendFormat(
-        &out, "%-4d %-12s %10s %14s %7.1f%% %10s %10s %16s %12s %s\n", ++rank, p.name(),
+        &out, "%-4d %-12s %10s %14s %7.1f%% %10s %10s %16s %12s %s\n", ++rank, Printable(p.name()),
         units::FormatCount(p.counts().gpu_count()),
         units::FormatComputeRate(units::FlopsPerSecond(p.compute().realized_flops_per_second()), 2),
         100.0 * p.compute().mfu(),

@@ -1,11 +1,12 @@
 #include <iostream>
 
 #include "examples/cli/commands.h"
+#include "examples/cli/flags.h"
 
 namespace dcplan::cli {
 
 int Fail(const absl::Status& status) {
-  std::cerr << "dcplan: " << status.message() << "\n";
+  std::cerr << "dcplan: " << ForTerminal(status.message()) << "\n";
   return 1;
 }
 

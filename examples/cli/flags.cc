@@ -1,5 +1,6 @@
 #include "examples/cli/flags.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -8,9 +9,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/file_io.h"
+#include "base/text.h"
 #include "examples/cli/workload_flags.h"
 #include "planner/presets/presets.h"
 #include "planner/status_macros.h"
@@ -44,22 +47,33 @@ ABSL_FLAG(std::string, gpus, "1,8,512,8192,32768", "cluster sizes for scale, com
 ABSL_FLAG(std::string, presets, "", "presets to compare, comma-separated");
 ABSL_FLAG(std::string, requests, "", "PlanRequest files to compare, comma-separated");
 ABSL_FLAG(std::string, in, "", "input file for convert");
-ABSL_FLAG(std::string, in_format, "", "input encoding for convert: text, json or binary");
+ABSL_FLAG(std::string, in_format, "",
+          "input encoding of --in (convert) or --request (needed for --request=-): text, json or "
+          "binary");
 ABSL_FLAG(std::string, out_format, "", "output encoding for convert: text, json or binary");
 ABSL_FLAG(std::string, type, "request", "message type for convert and validate: request or plan");
 
 namespace dcplan::cli {
 namespace {}  // namespace
 
-std::string Clip(absl::string_view text, size_t max) {
-  if (text.size() <= max) return std::string(text);
-  // Cut on a UTF-8 character boundary.
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return absl::StrCat(text.substr(0, cut), "... (", text.size(), " bytes)");
+std::string ForTerminal(absl::string_view message) {
+  std::string out;
+  for (absl::string_view word : absl::StrSplit(Printable(message), ' ')) {
+    if (!out.empty()) out.push_back(' ');
+    // Values are clipped where they are quoted; a word this long is a pasted value or a path
+    // longer than any real one.
+    absl::StrAppend(&out, word.size() > 256 ? Clip(word, 200) : std::string(word));
+  }
+  return out.size() > 2000 ? Clip(out, 2000) : out;
 }
 
 namespace {
+
+// "0", "0.0", "-0": zero, which is zero in every unit, so it needs none.
+bool IsZero(absl::string_view text) {
+  double v = 1;
+  return absl::SimpleAtod(absl::StripAsciiWhitespace(text), &v) && v == 0;
+}
 
 absl::Status FlagError(absl::string_view flag, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat("--", flag, ": ", status.message()));
@@ -69,17 +83,19 @@ absl::StatusOr<double> PlainNumber(absl::string_view flag, absl::string_view tex
   double v = 0;
   if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": expected a number, got \"", text, "\""));
+        absl::StrCat("--", flag, ": expected a number, got \"", Clip(text), "\""));
   }
   return v;
 }
 
-absl::StatusOr<uint64_t> WholeCount(absl::string_view flag, absl::string_view text) {
+// A whole number in [min, max] (the field's real range), with ParseCount's suffixes ("8K").
+absl::StatusOr<uint64_t> WholeCount(absl::string_view flag, absl::string_view text, uint64_t min,
+                                    uint64_t max) {
   auto v = units::ParseCount(text);
   if (!v.ok()) return FlagError(flag, v.status());
-  if (*v < 0 || *v != std::floor(*v) || *v > 9.0e18) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": expected a whole number >= 0, got \"", text, "\""));
+  if (*v != std::floor(*v) || *v < static_cast<double>(min) || *v > static_cast<double>(max)) {
+    return absl::OutOfRangeError(absl::StrCat("--", flag, ": expected a whole number in [", min,
+                                              ", ", max, "], got \"", Clip(text), "\""));
   }
   return static_cast<uint64_t>(*v);
 }
@@ -92,7 +108,7 @@ absl::StatusOr<OutputFormat> FormatFlag(const std::vector<std::string>& allowed)
   for (const std::string& a : allowed) ok |= (a == f);
   if (!ok) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--format must be one of ", absl::StrJoin(allowed, ", "), "; got \"", f, "\""));
+        "--format must be one of ", absl::StrJoin(allowed, ", "), "; got \"", Clip(f), "\""));
   }
   if (f == "json") return OutputFormat::kJson;
   if (f == "textproto" || f == "text") return OutputFormat::kText;
@@ -107,7 +123,19 @@ absl::StatusOr<PlanRequest> BaseRequest() {
   PlanRequest request;
   const std::string file = absl::GetFlag(FLAGS_request);
   if (!file.empty()) {
-    DCPLAN_RETURN_IF_ERROR(ReadMessageFile(file, std::nullopt, &request));
+    // --in_format names the encoding when the name cannot: standard input ("-") or an unknown
+    // extension.
+    std::optional<Encoding> encoding;
+    if (const std::string f = absl::GetFlag(FLAGS_in_format); !f.empty()) {
+      auto e = ParseEncodingName(f);
+      if (!e.ok()) return FlagError("in_format", e.status());
+      encoding = *e;
+    } else if (file == "-") {
+      return absl::InvalidArgumentError(
+          "--request=- reads standard input, whose encoding dcplan cannot tell: add "
+          "--in_format=text, --in_format=json or --in_format=binary");
+    }
+    DCPLAN_RETURN_IF_ERROR(ReadMessageFile(file, encoding, &request));
     return request;
   }
   return LoadPreset(absl::GetFlag(FLAGS_preset));
@@ -115,8 +143,16 @@ absl::StatusOr<PlanRequest> BaseRequest() {
 
 absl::Status ApplyOverrides(PlanRequest* r) {
   if (std::string s = absl::GetFlag(FLAGS_power); !s.empty()) {
-    auto p = units::ParsePower(s);
+    auto p = IsZero(s) ? absl::StatusOr<units::Power>(units::Watts(0.0)) : units::ParsePower(s);
     if (!p.ok()) return FlagError("power", p.status());
+    // In a request 0 W means "no power cap"; on the command line a cap of zero would fit no
+    // server. Neither reading is safe to guess, so zero is refused.
+    if (units::InWatts(*p) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--power=", Clip(s),
+          ": a power cap of zero fits no server (and 0 W in a request means no cap); leave --power "
+          "out to solve without a power cap"));
+    }
     r->mutable_constraints()->set_power_cap_watts(units::InWatts(*p));
   }
   if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_power_at)); !s.empty()) {
@@ -128,7 +164,7 @@ absl::Status ApplyOverrides(PlanRequest* r) {
       r->mutable_constraints()->set_power_cap_at(POWER_CAP_AT_SUBSTATION);
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("--power_at must be facility, it or substation; got \"", s, "\""));
+          absl::StrCat("--power_at must be facility, it or substation; got \"", Clip(s), "\""));
     }
   }
   if (std::string s = absl::GetFlag(FLAGS_pue); !s.empty()) {
@@ -136,19 +172,22 @@ absl::Status ApplyOverrides(PlanRequest* r) {
     r->mutable_site()->set_pue(v);
   }
   if (std::string s = absl::GetFlag(FLAGS_max_gpus); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_gpus", s));
+    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_gpus", s, 0, limits::kMaxGpus));
     r->mutable_constraints()->set_max_gpus(v);
   }
   if (std::string s = absl::GetFlag(FLAGS_max_buildings); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_buildings", s));
-    if (v > 0xffffffffu) {
-      return absl::InvalidArgumentError(absl::StrCat("--max_buildings is too large: ", s));
-    }
+    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_buildings", s, 0, limits::kMaxBuildings));
     r->mutable_site()->set_max_buildings(static_cast<uint32_t>(v));
   }
   if (std::string s = absl::GetFlag(FLAGS_budget); !s.empty()) {
     auto m = units::ParseMoney(s);
     if (!m.ok()) return FlagError("budget", m.status());
+    if (units::InUsd(*m) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--budget=", Clip(s),
+          ": a budget of zero buys no server (and $0 in a request means no budget); leave --budget "
+          "out to solve without a budget"));
+    }
     r->mutable_constraints()->set_budget_usd(units::InUsd(*m));
   }
   if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_budget_on)); !s.empty()) {
@@ -158,7 +197,7 @@ absl::Status ApplyOverrides(PlanRequest* r) {
       r->mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("--budget_on must be capex or tco; got \"", s, "\""));
+          absl::StrCat("--budget_on must be capex or tco; got \"", Clip(s), "\""));
     }
   }
   if (std::string s = absl::GetFlag(FLAGS_horizon_years); !s.empty()) {
@@ -166,7 +205,9 @@ absl::Status ApplyOverrides(PlanRequest* r) {
     r->mutable_costs()->set_horizon_years(v);
   }
   if (std::string s = absl::GetFlag(FLAGS_electricity); !s.empty()) {
-    auto p = units::ParseMoneyPerEnergy(s);
+    // Zero needs no unit: free electricity.
+    auto p = IsZero(s) ? absl::StatusOr<units::MoneyPerEnergy>(units::UsdPerKilowattHour(0.0))
+                       : units::ParseMoneyPerEnergy(s);
     if (!p.ok()) return FlagError("electricity", p.status());
     r->mutable_costs()->set_electricity_usd_per_kwh(units::InUsdPerKilowattHour(*p));
   }
@@ -177,7 +218,7 @@ absl::Status ApplyOverrides(PlanRequest* r) {
       r->mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
     } else {
       return absl::InvalidArgumentError(
-          absl::StrCat("--objective must be gpus or compute; got \"", s, "\""));
+          absl::StrCat("--objective must be gpus or compute; got \"", Clip(s), "\""));
     }
   }
   // The training job and the network overrides (workload_flags.h).
@@ -260,11 +301,7 @@ absl::StatusOr<std::vector<int64_t>> ParseGpuList(absl::string_view text) {
   std::vector<int64_t> out;
   for (absl::string_view part : absl::StrSplit(text, ',')) {
     part = absl::StripAsciiWhitespace(part);
-    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("gpus", part));
-    if (v < 1 || v > 1'000'000'000'000ull) {
-      return absl::OutOfRangeError(
-          absl::StrCat("--gpus: every size must be in [1, 10^12], got \"", part, "\""));
-    }
+    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("gpus", part, 1, limits::kMaxGpus));
     out.push_back(static_cast<int64_t>(v));
   }
   if (out.size() > 100000) return absl::OutOfRangeError("--gpus: at most 100,000 sizes");

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/text.h"
 #include "google/protobuf/message.h"
 #include "proto/io.h"
 #include "proto/request.pb.h"
@@ -62,9 +63,10 @@ absl::Status ApplyOverrides(PlanRequest* request);
 // price.
 absl::Status CheckFlagsMatter(const PlanRequest& request);
 
-// At most `max` bytes of a user's value, for messages: longer text is cut (on a UTF-8 boundary)
-// and says how long it was: "aaaa... (5000 bytes)".
-std::string Clip(absl::string_view text, size_t max = 80);
+// An error message as Fail prints it: Printable (base/text.h), so on one line, every word longer
+// than 256 bytes clipped to 200 by Clip, the whole at most about 2,000 bytes. (Values are clipped
+// to 80 bytes where the messages quote them; file names are kept whole up to 256.)
+std::string ForTerminal(absl::string_view message);
 
 // BaseRequest() with ApplyOverrides() and CheckFlagsMatter(): what most commands solve.
 absl::StatusOr<PlanRequest> RequestFromFlags();

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "examples/cli/flags.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -54,7 +55,7 @@ std::string PlanTable(const Plan& p) {
   const ComputePlan& cp = p.compute();
   const CostPlan& cost = p.cost();
   std::string s;
-  absl::StrAppend(&s, "plan: ", p.name().empty() ? "(unnamed)" : p.name(), "\n");
+  absl::StrAppend(&s, "plan: ", p.name().empty() ? "(unnamed)" : Printable(p.name()), "\n");
   absl::StrAppendFormat(&s, "  GPUs          %s\n", FormatCount(c.gpu_count()));
   absl::StrAppendFormat(
       &s, "  servers       %s (%d GPUs, %s each)\n", FormatCount(c.server_count()),

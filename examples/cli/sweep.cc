@@ -291,9 +291,11 @@ absl::Status SweepTo(OutputFormat format) {
   if (!run.ok()) return run;  // `out` is abandoned: the previous output stays, no temporary
   // A sweep in which every point failed answered nothing: an error, and no output is written.
   if (failed == sweep.size()) {
-    return absl::Status(first_failure.code(),
-                        absl::StrCat("every one of the ", units::FormatCount(failed),
-                                     " points failed; the first: ", first_failure.message()));
+    return absl::Status(
+        first_failure.code(),
+        failed == 1 ? absl::StrCat("the sweep's only point failed: ", first_failure.message())
+                    : absl::StrCat("every one of the ", units::FormatCount(failed),
+                                   " points failed; the first: ", first_failure.message()));
   }
   if (format == OutputFormat::kSvg) {
     const std::string title = absl::StrCat(base.name().empty() ? "dcplan" : base.name(), ": sweep");

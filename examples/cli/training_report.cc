@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "examples/cli/flags.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -37,7 +38,7 @@ std::string TrainingTable(const TrainingPlan& t) {
   };
   std::string s;
   absl::StrAppend(
-      &s, "training: ", t.workload().empty() ? "(unnamed)" : t.workload(), " on ",
+      &s, "training: ", t.workload().empty() ? "(unnamed)" : Printable(t.workload()), " on ",
       units::FormatCount(t.gpu_count()), " GPUs",
       t.idle_gpus() ? absl::StrCat(" (", units::FormatCount(t.idle_gpus()), " idle)") : "", "\n");
   absl::StrAppendFormat(

@@ -24,7 +24,8 @@ int RunValidate() {
           absl::StrCat("schema_version must be <= 1 (the newest this dcplan knows), got ",
                        plan.schema_version())));
     }
-    std::cout << file << ": a readable Plan (" << plan.counts().gpu_count() << " GPUs)\n";
+    std::cout << Printable(file) << ": a readable Plan (" << plan.counts().gpu_count()
+              << " GPUs)\n";
     return 0;
   }
   if (type != "request") {
@@ -37,8 +38,9 @@ int RunValidate() {
   // BuildModel validates every field, then checks that the parts fit together.
   auto model = BuildModel(request);
   if (!model.ok()) return Fail(model.status());
-  std::cout << file << ": a valid PlanRequest"
-            << (request.name().empty() ? "" : absl::StrCat(" (", request.name(), ")")) << "\n";
+  std::cout << Printable(file) << ": a valid PlanRequest"
+            << (request.name().empty() ? "" : absl::StrCat(" (", Printable(request.name()), ")"))
+            << "\n";
   return 0;
 }
 

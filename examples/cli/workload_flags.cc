@@ -9,6 +9,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/text.h"
 #include "planner/status_macros.h"
 #include "proto/io.h"
 #include "units/parse.h"
@@ -53,7 +55,7 @@ namespace {
 
 absl::Status FlagError(absl::string_view flag, absl::string_view what, absl::string_view text) {
   return absl::InvalidArgumentError(
-      absl::StrCat("--", flag, ": expected ", what, ", got \"", text, "\""));
+      absl::StrCat("--", flag, ": expected ", what, ", got \"", Clip(text), "\""));
 }
 
 // A whole number in [min, max], with ParseCount's suffixes ("16M", "15T", "405e9").
@@ -61,7 +63,8 @@ absl::StatusOr<double> Whole(absl::string_view flag, absl::string_view text, dou
                              double max) {
   auto v = units::ParseCount(text);
   if (!v.ok() || *v != std::floor(*v) || *v < min || *v > max) {
-    return FlagError(flag, absl::StrCat("a whole number in [", min, ", ", max, "]"), text);
+    // The bounds as whole numbers ("4294967295", not StrCat's "4.29497e+09").
+    return FlagError(flag, absl::StrFormat("a whole number in [%.0f, %.0f]", min, max), text);
   }
   return *v;
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/text.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "planner/presets/presets_data.h"
@@ -33,7 +34,7 @@ const EmbeddedPreset* FindPreset(absl::string_view name) {
 
 absl::Status UnknownPresetError(absl::string_view name) {
   return absl::NotFoundError(
-      absl::StrCat("unknown preset \"", absl::CEscape(name),
+      absl::StrCat("unknown preset \"", Clip(absl::CEscape(name)),
                    "\"; known presets: ", absl::StrJoin(PresetNames(), ", ")));
 }
 
