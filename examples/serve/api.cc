@@ -42,7 +42,8 @@ constexpr int kMaxSweepAxes = 8;
 
 // A status from the library as an HTTP answer: bad input is the client's (400), an unknown preset
 // 404, anything else the server's (500). `prefix` places the field path within the body.
-ApiResponse FromStatus(const absl::Status& status, absl::string_view prefix = "") {
+ApiResponse FromStatus(const absl::Status& status, absl::string_view prefix = "",
+                       const google::protobuf::Descriptor* within = PlanRequest::descriptor()) {
   int code = 400;
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
@@ -56,7 +57,7 @@ ApiResponse FromStatus(const absl::Status& status, absl::string_view prefix = ""
     default:
       code = 500;
   }
-  const std::string field = FieldPathOf(status.message());
+  const std::string field = FieldPathOf(status.message(), within);
   return ErrorResponse(code, status.message(), field.empty() ? "" : absl::StrCat(prefix, field));
 }
 
@@ -156,7 +157,7 @@ ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes
   if (auto bad = ParseBody(http, &request)) return *bad;
   if (!request.has_request()) return ErrorResponse(400, "request must be set", "request");
   auto sizes = ScaleSizes(request, max_sizes);
-  if (!sizes.ok()) return FromStatus(sizes.status());
+  if (!sizes.ok()) return FromStatus(sizes.status(), "", ScaleRequest::descriptor());
   auto report = Scale(request.request(), *sizes);
   if (!report.ok()) return FromStatus(report.status(), "request.");
   return MessageResponse(*report, binary);
@@ -301,11 +302,11 @@ ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_vi
   return r;
 }
 
-std::string FieldPathOf(absl::string_view message) {
+std::string FieldPathOf(absl::string_view message, const google::protobuf::Descriptor* within) {
   const size_t end = message.find(' ');
   if (end == absl::string_view::npos || end == 0) return "";
   const absl::string_view path = message.substr(0, end);
-  const google::protobuf::Descriptor* d = PlanRequest::descriptor();
+  const google::protobuf::Descriptor* d = within;
   for (absl::string_view part : absl::StrSplit(path, '.')) {
     if (d == nullptr) return "";  // a scalar field cannot have children
     absl::string_view name = part;

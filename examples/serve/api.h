@@ -36,6 +36,8 @@
 #include <utility>
 
 #include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "proto/request.pb.h"
 
 namespace dcplan::serve {
 
@@ -84,9 +86,10 @@ class Api {
 // An error answer: `status` with {"error": message, "field": field} (field left out when empty).
 ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_view field = "");
 
-// The PlanRequest field path an error message starts with ("site.pue must be >= 1.0, got 0.9" ->
-// "site.pue", "hardware.network.switch_radix ..." ...), checked against the schema, or "" when the
-// message does not start with one ("no cap to solve under ...").
-std::string FieldPathOf(absl::string_view message);
+// The field path an error message starts with ("site.pue must be >= 1.0, got 0.9" -> "site.pue",
+// "efficiency.table.points[2].mfu ..."), checked against the message type `within` (PlanRequest by
+// default), or "" when the message does not start with one ("no cap to solve under ...").
+std::string FieldPathOf(absl::string_view message,
+                        const google::protobuf::Descriptor* within = PlanRequest::descriptor());
 
 }  // namespace dcplan::serve
