@@ -19,6 +19,7 @@
 #include "benchmark/benchmark.h"
 #include "examples/serve/api.h"
 #include "examples/serve/server.h"
+#include "planner/planner.h"
 #include "planner/presets/presets.h"
 #include "proto/io.h"
 
@@ -47,7 +48,31 @@ void BM_ApiPlan(benchmark::State& state) {
 }
 BENCHMARK(BM_ApiPlan);
 
-// state.range(0) keep-alive clients, each sending POST /v1/plan and waiting for the answer, for
+// Its parts: reading the JSON request, solving it, writing the JSON plan.
+void BM_ParseRequestJson(benchmark::State& state) {
+  const std::string body = PlanBody();
+  PlanRequest r;
+  for (auto _ : state) benchmark::DoNotOptimize(ParseMessage(body, Encoding::kJson, &r).ok());
+}
+BENCHMARK(BM_ParseRequestJson);
+
+void BM_SolvePlan(benchmark::State& state) {
+  PlanRequest r;
+  (void)ParseMessage(PlanBody(), Encoding::kJson, &r);
+  for (auto _ : state) benchmark::DoNotOptimize(SolvePlan(r).ok());
+}
+BENCHMARK(BM_SolvePlan);
+
+void BM_PrintPlanJson(benchmark::State& state) {
+  PlanRequest r;
+  (void)ParseMessage(PlanBody(), Encoding::kJson, &r);
+  const Plan plan = SolvePlan(r).value();
+  for (auto _ : state) benchmark::DoNotOptimize(SerializeMessage(plan, Encoding::kJson).ok());
+}
+BENCHMARK(BM_PrintPlanJson);
+
+// state.range(0) keep-alive clients (JSON bodies, or binary protos both ways when state.range(1)
+// is 1), each sending POST /v1/plan and waiting for the answer, for
 // about two seconds; the server runs on every core. Reports requests per second (wall time)
 // and the latency percentiles in microseconds.
 void BM_HttpPlan(benchmark::State& state) {
@@ -56,7 +81,13 @@ void BM_HttpPlan(benchmark::State& state) {
   options.port = 0;
   auto server = Server::Start(options, &api).value();
   std::thread serving([&] { server->Run(); });
-  const std::string body = PlanBody();
+  const bool binary = state.range(1) != 0;
+  std::string body = PlanBody();
+  if (binary) {
+    PlanRequest r;
+    (void)ParseMessage(body, Encoding::kJson, &r);
+    body = r.SerializeAsString();
+  }
   const int clients = static_cast<int>(state.range(0));
   for (auto _ : state) {
     std::atomic<bool> stop{false};
@@ -72,7 +103,8 @@ void BM_HttpPlan(benchmark::State& state) {
         beast::flat_buffer buffer;
         http::request<http::string_body> req{http::verb::post, "/v1/plan", 11};
         req.set(http::field::host, "127.0.0.1");
-        req.set(http::field::content_type, "application/json");
+        req.set(http::field::content_type, std::string(binary ? kProtobufType : kJsonType));
+        if (binary) req.set(http::field::accept, std::string(kProtobufType));
         req.body() = body;
         req.prepare_payload();
         while (!stop.load(std::memory_order_relaxed)) {
@@ -102,7 +134,11 @@ void BM_HttpPlan(benchmark::State& state) {
   server->Stop();
   serving.join();
 }
-BENCHMARK(BM_HttpPlan)->Arg(1)->Arg(8)->Arg(64)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_HttpPlan)
+    ->ArgNames({"clients", "binary"})
+    ->ArgsProduct({{1, 8, 64}, {0, 1}})
+    ->Iterations(1)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace dcplan::serve
