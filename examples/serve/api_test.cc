@@ -232,6 +232,8 @@ TEST(Api, BadRequestsGetTheValidatorsMessageAndTheField) {
   const ErrorBody error = Parse<ErrorBody>(r);
   EXPECT_EQ(error.error(), "site.pue must be >= 1.0, got 0.9");
   EXPECT_EQ(error.field(), "site.pue");
+  // As written, for people reading curl's output: no "\u003e" for ">".
+  EXPECT_EQ(r.body, "{\"error\": \"site.pue must be >= 1.0, got 0.9\", \"field\": \"site.pue\"}\n");
   // Inside a ScaleRequest the same field sits under "request".
   ScaleRequest scale;
   *scale.mutable_request() = request;
@@ -279,6 +281,16 @@ TEST(Api, ServesTheEmbeddedPage) {
     EXPECT_EQ(r.body, asset.body);
   }
   EXPECT_EQ(Get(api, "/").content_type, "text/html; charset=utf-8");
+}
+
+TEST(ErrorResponse, IsJsonWhateverTheMessageHolds) {
+  // Quotes, backslashes, control characters and broken UTF-8 (from a user's file name, say) all
+  // come out as JSON that parses back to the message, the broken byte as U+FFFD.
+  const ApiResponse r = ErrorResponse(400, "a \"b\" \\ \n\x01 caf\xc3\xa9 \xff!", "x");
+  ErrorBody e;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &e).ok()) << r.body;
+  EXPECT_EQ(e.error(), "a \"b\" \\ \n\x01 caf\xc3\xa9 \xef\xbf\xbd!");
+  EXPECT_EQ(e.field(), "x");
 }
 
 TEST(FieldPathOf, TakesOnlyPathsThatExistInTheSchema) {
