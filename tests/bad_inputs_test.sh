@@ -125,7 +125,7 @@ bad "power of 0 MW" 1 'dcplan: --power=0MW: a power cap of zero fits no server (
 bad "budget of zero" 1 'dcplan: --budget=0: a budget of zero buys no server (and $0 in a request means no budget); leave --budget out to solve without a budget' fit --preset=h100-dgx --power=1MW --budget=0
 "$DCPLAN" fit --preset=h100-dgx --power=1MW --electricity=0 --format=json >"$T/free.json"
 check "--electricity=0 is free electricity" "0 0" "$? $(json_get "$T/free.json" "int(p['cost']['energy_usd_per_year'])")"
-bad "help for an unknown command" 2 'dcplan: unknown command "nope"; commands are fit, scale, sweep, compare, validate, convert, train, presets' help nope
+bad "help for an unknown command" 2 'dcplan: unknown command "nope"; commands are fit, scale, sweep, compare, validate, convert, train, serve, presets' help nope
 bad "request from stdin without a format" 1 'dcplan: --request=- reads standard input, whose encoding dcplan cannot tell: add --in_format=text, --in_format=json or --in_format=binary' fit --request=-
 bad "request from stdin with an unknown format" 1 'dcplan: --in_format: unknown encoding "yaml"; expected one of text, textproto, json, binary, pb' fit --request=- --in_format=yaml
 got=$("$DCPLAN" fit --request=- --in_format=text <"$SEED" --format=json | python3 -c "import json,sys; print(json.load(sys.stdin)['counts']['gpu_count'])")
