@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/status_matchers.h"
@@ -34,49 +35,16 @@ namespace dcplan {
 namespace {
 
 using ::dcplan::testing::IsOk;
+using ::dcplan::testing::ListDir;
+using ::dcplan::testing::MakeTestDir;
+using ::dcplan::testing::ReadRaw;
 using ::dcplan::testing::StatusIs;
+using ::dcplan::testing::WriteRaw;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::MatchesRegex;
 using ::testing::SizeIs;
-
-// A fresh, empty directory for one test, under the test's TEST_TMPDIR.
-std::string MakeTestDir() {
-  const char* root = std::getenv("TEST_TMPDIR");
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = absl::StrCat(root != nullptr ? root : "/tmp", "/",
-                                       info->test_suite_name(), ".", info->name());
-  EXPECT_EQ(::mkdir(dir.c_str(), 0755), 0) << dir;
-  return dir;
-}
-
-void WriteRaw(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-std::string ReadRaw(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// The names in `dir`, without "." and "..".
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (const dirent* entry = ::readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // --- ReadFileBounded
 // ----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/test_files.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/text_format.h"
@@ -33,7 +34,11 @@ namespace dcplan {
 namespace {
 
 using ::dcplan::testing::IsOk;
+using ::dcplan::testing::ListDir;
+using ::dcplan::testing::MakeTestDir;
+using ::dcplan::testing::ReadRaw;
 using ::dcplan::testing::StatusIs;
+using ::dcplan::testing::WriteRaw;
 using ::google::protobuf::util::MessageDifferencer;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -88,43 +93,6 @@ Plan TestPlan() {
   Plan plan;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(kPlanText, &plan));
   return plan;
-}
-
-// A fresh, empty directory for one test, under the test's TEST_TMPDIR.
-std::string MakeTestDir() {
-  const char* root = std::getenv("TEST_TMPDIR");
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = absl::StrCat(root != nullptr ? root : "/tmp", "/",
-                                       info->test_suite_name(), ".", info->name());
-  EXPECT_EQ(::mkdir(dir.c_str(), 0755), 0) << dir;
-  return dir;
-}
-
-void WriteRaw(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << contents;
-  ASSERT_TRUE(out.good()) << path;
-}
-
-std::string ReadRaw(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// The names in `dir`, without "." and "..".
-std::vector<std::string> ListDir(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (const dirent* entry = ::readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 TEST(EncodingName, NamesEveryEncoding) {
@@ -506,47 +474,17 @@ TEST(ReadMessageFile, PrefixesParseErrorsWithThePath) {
                                         "Expected double, got: \"high\"")));
 }
 
-TEST(WriteTextFile, ReplacesAnExistingFileAndKeepsItsPermissions) {
+// The writer itself (devices, FIFOs, symlinks, temporaries, full disks, signals) is tested in
+// base/file_io_test.cc; WriteTextFile and WriteMessageFile are that writer.
+TEST(WriteTextFile, IsTheOneAtomicWriter) {
   const std::string dir = MakeTestDir();
-  const std::string path = dir + "/out.csv";
-  WriteRaw(path, "old,contents,that,are,longer\n");
-  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
-  ASSERT_THAT(WriteTextFile(path, "a,b\n"), IsOk());
-  EXPECT_EQ(ReadRaw(path), "a,b\n");
-  struct stat info;
-  ASSERT_EQ(::stat(path.c_str(), &info), 0);
-  EXPECT_EQ(info.st_mode & 07777, 0640u);
+  WriteRaw(dir + "/out.csv", "old\n");
+  ASSERT_THAT(WriteTextFile(dir + "/out.csv", "a,b\n"), IsOk());
+  EXPECT_EQ(ReadRaw(dir + "/out.csv"), "a,b\n");
+  EXPECT_THAT(WriteTextFile("/dev/full", "x"),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       "cannot write /dev/full: No space left on device"));
   EXPECT_THAT(ListDir(dir), ElementsAre("out.csv"));
-}
-
-TEST(WriteTextFile, WritesThroughASymlinkKeepingTheLink) {
-  const std::string dir = MakeTestDir();
-  const std::string target = dir + "/target.csv";
-  const std::string link = dir + "/link.csv";
-  WriteRaw(target, "old\n");
-  ASSERT_EQ(::symlink("target.csv", link.c_str()), 0);
-  ASSERT_THAT(WriteTextFile(link, "new\n"), IsOk());
-  EXPECT_EQ(ReadRaw(target), "new\n");
-  struct stat info;
-  ASSERT_EQ(::lstat(link.c_str(), &info), 0);
-  EXPECT_TRUE(S_ISLNK(info.st_mode));
-  EXPECT_THAT(ListDir(dir), ElementsAre("link.csv", "target.csv"));
-}
-
-TEST(WriteTextFile, WritesIntoDevNullWithoutReplacingIt) {
-  // Tests run as root: replacing /dev/null by a regular file would be a disaster, not a failure.
-  ASSERT_THAT(WriteTextFile("/dev/null", "discarded\n"), IsOk());
-  struct stat info;
-  ASSERT_EQ(::stat("/dev/null", &info), 0);
-  EXPECT_TRUE(S_ISCHR(info.st_mode));
-}
-
-TEST(WriteTextFile, DashWritesToStandardOutput) {
-  ::testing::internal::CaptureStdout();
-  const absl::Status status = WriteTextFile("-", "gpus,mfu\n8,0.6\n");
-  const std::string printed = ::testing::internal::GetCapturedStdout();
-  ASSERT_THAT(status, IsOk());
-  EXPECT_EQ(printed, "gpus,mfu\n8,0.6\n");
 }
 
 TEST(WriteMessageFile, RefusesToOverwriteAnInput) {
@@ -586,29 +524,6 @@ TEST(WriteMessageFile, AFailedWriteLeavesNothingBehind) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(dir + "/sub is a directory")));
   EXPECT_THAT(ListDir(dir), ElementsAre("sub"));
   EXPECT_THAT(ListDir(dir + "/sub"), IsEmpty());
-}
-
-TEST(WriteTextFile, AWriteThatFailsMidwayRemovesTheTemporaryAndKeepsTheOldFile) {
-  const std::string dir = MakeTestDir();
-  const std::string path = dir + "/out.svg";
-  WriteRaw(path, "<svg/>\n");
-  // A file size limit of 1 KiB makes writing 4 KiB fail with EFBIG after the temporary was created
-  // (SIGXFSZ ignored, so the write returns an error instead of killing the test). Nothing may be
-  // printed while the limit is in force: the test log is a file too.
-  struct rlimit saved;
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
-  const auto saved_handler = ::signal(SIGXFSZ, SIG_IGN);
-  struct rlimit small = saved;
-  small.rlim_cur = 1024;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const absl::Status status = WriteTextFile(path, std::string(4096, 'x'));
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
-  ::signal(SIGXFSZ, saved_handler);
-
-  EXPECT_THAT(status, Not(IsOk()));
-  EXPECT_THAT(std::string(status.message()), HasSubstr("cannot write " + path));
-  EXPECT_EQ(ReadRaw(path), "<svg/>\n");
-  EXPECT_THAT(ListDir(dir), ElementsAre("out.svg"));
 }
 
 }  // namespace

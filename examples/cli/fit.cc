@@ -1,8 +1,11 @@
 // dcplan fit: the largest cluster (whole servers) under the power, GPU, building and budget caps.
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
+#include "examples/cli/progress.h"
 #include "examples/cli/report.h"
 #include "examples/cli/training_report.h"
 #include "planner/planner.h"
@@ -14,7 +17,10 @@ int RunFit() {
   if (!format.ok()) return Fail(format.status());
   auto request = RequestFromFlags();
   if (!request.ok()) return Fail(request.status());
+  std::optional<SetupNotice> notice(std::in_place,
+                                    "dcplan fit: solving");  // a workload can take seconds
   auto plan = SolvePlan(*request);
+  notice.reset();
   if (!plan.ok()) return Fail(plan.status());
   absl::Status written =
       *format == OutputFormat::kTable

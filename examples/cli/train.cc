@@ -1,5 +1,6 @@
 // dcplan train: what a cluster of --gpus GPUs realizes for one training job: the parallel split
 // (given or searched), MFU and HFU, step time and its breakdown, memory per GPU, time to train.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "absl/status/status.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
+#include "examples/cli/progress.h"
 #include "examples/cli/training_report.h"
 #include "planner/model.h"
 #include "planner/training.h"
@@ -35,9 +37,11 @@ int RunTrain() {
         "train needs a workload: --workload=FILE or the shape flags (--layers, --hidden, --heads, "
         "--vocab, --seq_len, --global_batch_tokens)"));
   }
+  std::optional<SetupNotice> notice(std::in_place, "dcplan train: searching the parallelism");
   auto model = BuildModel(*request);
   if (!model.ok()) return Fail(model.status());
   auto plan = PlanTraining(*model, (*gpus)[0]);
+  notice.reset();
   if (!plan.ok()) return Fail(plan.status());
   absl::Status written = *format == OutputFormat::kTable ? WriteOutput(TrainingTable(*plan))
                                                          : WriteMessage(*plan, *format);
