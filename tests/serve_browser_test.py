@@ -319,6 +319,20 @@ def main():
         facility = text(browser, 'facility-power')
         check('facility power under the cap', facility == '50.0 MW', repr(facility))
 
+        # The request the page shows ("copy as request") reproduces the plan with `dcplan fit`.
+        request_text = browser.evaluate('document.getElementById("request-json").value')
+        request_file = os.path.join(tmp, 'request.json')
+        with open(request_file, 'w') as f:
+            f.write(request_text or '')
+        again = subprocess.run([dcplan, 'fit', '--request=' + request_file, '--format=json'],
+                               capture_output=True, timeout=30)
+        again_gpus = json.loads(again.stdout)['counts']['gpu_count'] if again.returncode == 0 else None
+        check('the page\'s request solves to the same plan with dcplan fit --request',
+              again_gpus == str(fit_gpus), 'gpu_count %r, %s' % (again_gpus, again.stderr.decode()[:200]))
+        click(browser, 'copy-request')
+        status = browser.wait_for('document.getElementById("copy-status").innerText', timeout=5)
+        check('copy as request answers (copied, or the text selected)', bool(status), repr(status))
+
         # 3. An invalid PUE typed into its field: the server's message, inline.
         browser.drain_events()
         bad_pue_from = len(browser.events)

@@ -298,7 +298,7 @@ async function refreshChart() {
     drawChart();
   } catch (e) {
     if (seq !== latest.chart) return;
-    state.chartRows = [];
+    // Keep the last good curves (greyed while the error shows).
     drawChart();
   }
 }
@@ -434,6 +434,7 @@ function drawChart() {
     const values = [];
     for (const s of series) for (const r of rows) values.push(s.get(r));
     if (markerRow) for (const s of series) values.push(s.get(markerRow));
+    if (i === 2 && state.mode === 'fits' && state.powerMw > 0) values.push(state.powerMw * 1e6);
     let lo, hi;
     if (p.log) {
       [lo, hi] = decadeRange(values);
@@ -471,6 +472,15 @@ function drawChart() {
       if (!rows.length) continue;
       const d = rows.map((r, j) => (j ? 'L' : 'M') + x(Number(r.counts.gpu_count)).toFixed(1) + ' ' + y(s.get(r)).toFixed(1)).join(' ');
       g.appendChild(el('path', { d, class: 'line ' + s.cls }));
+    }
+    // the power cap, in "what fits"
+    if (i === 2 && state.mode === 'fits' && state.powerMw > 0) {
+      const cap = state.powerMw * 1e6;
+      if (cap >= lo && cap <= hi) {
+        const cy = y(cap);
+        g.appendChild(el('line', { x1: m.left, y1: cy, x2: m.left + plotW, y2: cy, class: 'cap' }));
+        g.appendChild(el('text', { x: m.left + 6, y: cy - 4, class: 'cap-label' }, 'power cap ' + fmt.power(cap)));
+      }
     }
     // marker dots and values
     if (markerRow && Number(markerRow.counts.gpu_count) > 0) {
