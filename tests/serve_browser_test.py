@@ -298,6 +298,15 @@ def main():
                                     'document.documentElement.scrollWidth <= window.innerWidth + 1')
         check('the page fits 1366x768 without scrolling', bool(overflow))
 
+        # The slider is keyboard-operable: one step right is 1/16 of a doubling more,
+        # round(2^(15 + 1/16)) = 34,219 GPUs.
+        browser.evaluate('document.getElementById("gpus-slider").focus()')
+        for kind in ('rawKeyDown', 'keyUp'):
+            browser.send('Input.dispatchKeyEvent', {'type': kind, 'key': 'ArrowRight', 'code': 'ArrowRight',
+                                                    'windowsVirtualKeyCode': 39, 'nativeVirtualKeyCode': 39})
+        shown = wait_texts(browser, {'gpus': '34,219'})
+        check('the arrow key moves the slider and re-solves', shown.get('gpus') == '34,219', repr(shown))
+
         # Stale answers are dropped: many sizes in a row, the display ends on the last one.
         for g in ['3', '70', '1000', '123456', '4096']:
             set_input(browser, 'gpus-input', g)
@@ -329,6 +338,25 @@ def main():
         again_gpus = json.loads(again.stdout)['counts']['gpu_count'] if again.returncode == 0 else None
         check('the page\'s request solves to the same plan with dcplan fit --request',
               again_gpus == str(fit_gpus), 'gpu_count %r, %s' % (again_gpus, again.stderr.decode()[:200]))
+        # "download plan" saves the Plan on display.
+        downloads = os.path.join(tmp, 'downloads')
+        os.makedirs(downloads, exist_ok=True)
+        browser.send('Browser.setDownloadBehavior', {'behavior': 'allow', 'downloadPath': downloads},
+                     session=False)
+        click(browser, 'download-plan')
+        saved = os.path.join(downloads, 'h100-dgx-plan.json')
+        end = time.monotonic() + remaining(10)
+        while time.monotonic() < end and not os.path.exists(saved):
+            time.sleep(0.05)
+        try:
+            with open(saved) as f:
+                downloaded = json.load(f)
+        except (OSError, ValueError) as e:
+            downloaded = {'error': str(e)}
+        check('download plan saves the Plan on display',
+              downloaded.get('counts', {}).get('gpu_count') == str(fit_gpus) and
+              downloaded.get('binding_constraint') == 'BINDING_CONSTRAINT_FACILITY_POWER',
+              json.dumps(downloaded)[:200])
         click(browser, 'copy-request')
         status = browser.wait_for('document.getElementById("copy-status").innerText', timeout=5)
         check('copy as request answers (copied, or the text selected)', bool(status), repr(status))
