@@ -215,18 +215,16 @@ function showError(e) {
 
 // Validation the page can do without the server: a field that is not a number at all.
 function localProblem() {
-  if (!Number.isFinite(state.pue)) return { error: 'enter a PUE (a number >= 1.0)', field: 'site.pue' };
-  if (!Number.isFinite(state.price)) {
-    return { error: 'enter an electricity price in USD/kWh', field: 'costs.electricity_usd_per_kwh' };
-  }
+  if (!Number.isFinite(state.pue)) return { error: 'enter a PUE (a number >= 1.0)' };
+  if (!Number.isFinite(state.price)) return { error: 'enter an electricity price in USD/kWh' };
   if (state.mode === 'scale' && !/^\s*\d+\s*$/.test(state.gpus)) {
-    return { error: 'enter a whole number of GPUs (1 to 1,000,000,000,000)', field: 'gpu_counts' };
+    return { error: 'enter a whole number of GPUs (1 to 1,000,000,000,000)' };
   }
   if (state.mode === 'fits' && !Number.isFinite(state.powerMw)) {
-    return { error: 'enter a power cap in MW', field: 'constraints.power_cap_watts' };
+    return { error: 'enter a power cap in MW' };
   }
   if (state.mode === 'fits' && state.budgetOn && !Number.isFinite(state.budgetM)) {
-    return { error: 'enter a budget in million USD', field: 'constraints.budget_usd' };
+    return { error: 'enter a budget in million USD' };
   }
   return null;
 }
@@ -270,7 +268,7 @@ async function solve() {
 }
 
 function chartMaxFor(gpus) {
-  if (state.mode === 'scale' || !(gpus > MAX_SLIDER_GPUS)) return MAX_SLIDER_GPUS;
+  if (!(gpus > MAX_SLIDER_GPUS)) return MAX_SLIDER_GPUS;
   return Math.min(1e12, Math.pow(10, Math.ceil(Math.log10(gpus))));
 }
 
@@ -414,7 +412,7 @@ function drawChart() {
   const W = Math.max(320, box.clientWidth), H = Math.max(240, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
   const rows = state.chartRows;
-  const m = { left: 92, right: 112, top: 22, bottom: 40 };
+  const m = { left: 100, right: 122, top: 22, bottom: 40 };
   const plotW = W - m.left - m.right;
   const gap = 14;
   const avail = H - m.top - m.bottom - 2 * gap;
