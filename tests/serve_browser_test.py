@@ -12,8 +12,13 @@ NUL byte), loads the page and checks what it SHOWS (the innerText of its element
   3. a PUE of 0.9 typed into the PUE field: the inline error shows the server's message (site.pue);
   4. no console error or exception, and every resource the page loaded came from the server's origin.
 
-Writes the seed/32,768 screen (1366x768) to $TEST_UNDECLARED_OUTPUTS_DIR/serve.png. Every wait is
-bounded; dcplan serve and chromium are always stopped.
+Also: the slider moves by the arrow key, the display follows the latest of several inputs, the page
+fits 1366x768 without scrolling, the request the page shows solves to the same plan with `dcplan fit
+--request`, and "download plan" saves that Plan.
+
+Writes the seed/32,768 screen (1366x768) to $TEST_UNDECLARED_OUTPUTS_DIR/serve.png (in
+bazel-testlogs/tests/serve_browser_test/test.outputs/outputs.zip): examples/serve/screenshot.png is
+one such run's. Every wait is bounded; dcplan serve and chromium are always stopped.
 
 Usage: serve_browser_test.py DCPLAN [CHROMIUM]
 """
@@ -147,7 +152,10 @@ class Browser:
         end = time.monotonic() + remaining(timeout)
         value = None
         while time.monotonic() < end:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError:  # e.g. the context went away while the page navigated
+                value = None
             if value:
                 return value
             time.sleep(0.05)
@@ -237,6 +245,8 @@ def wait_texts(browser, expected, timeout=10):
 
 
 def main():
+    # Bazel's timeout (and the wrapper's) send SIGTERM: unwind, so `finally` stops both processes.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit('killed by SIGTERM'))
     dcplan = os.path.abspath(sys.argv[1])
     chromium = sys.argv[2] if len(sys.argv) > 2 else '/usr/bin/chromium'
     tmp = os.environ.get('TEST_TMPDIR') or tempfile.mkdtemp()
