@@ -328,8 +328,12 @@ function showFigures(x, plan) {
   setText('capex', fmt.money(capex));
   setText('capex-note', capex > 0 ? '' : '(not priced)');
   $('mfu').title = cp.efficiency_model || '';
-  $('capex').title = capex > 0 ? 'opex ' + fmt.money(cost.opex_usd_per_year) + ' a year, TCO ' +
-    fmt.money(cost.tco_usd) + ' over ' + cost.horizon_years + ' years' : '';
+  setText('opex', fmt.money(cost.opex_usd_per_year || 0));
+  setText('tco', fmt.money(cost.tco_usd || 0));
+  setText('tco-years', cost.horizon_years ? '(' + Number(cost.horizon_years) + ' years)' : '');
+  $('opex').title = 'energy ' + fmt.money(cost.energy_usd_per_year || 0) + ' a year for ' +
+    fmt.count(Math.floor(Number(cost.energy_mwh_per_year || 0) + 0.5)) + ' MWh, maintenance ' +
+    fmt.money(cost.maintenance_usd_per_year || 0) + ' a year';
   const notes = $('notes');
   notes.textContent = '';
   if (plan) {
