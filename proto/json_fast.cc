@@ -99,8 +99,9 @@ class Printer {
   Printer(bool indent, std::string* out) : indent_(indent), out_(out) {}
 
   // Fields in protobuf's order: those outside any oneof in declaration order, then the members of
-  // oneofs, proto3 `optional` ones included, that are set, by field number (protobuf's default-value
-  // writer lays out the first kind up front and appends the second as their values arrive).
+  // oneofs, proto3 `optional` ones included, that are set, by field number (protobuf's
+  // default-value writer lays out the first kind up front and appends the second as their values
+  // arrive).
   bool PrintMessage(const Message& m, int depth) {
     const Descriptor* d = m.GetDescriptor();
     const Reflection* r = m.GetReflection();
@@ -292,7 +293,8 @@ class Parser {
 
   bool ParseLiteral(absl::string_view word) {
     SkipSpace();
-    if (static_cast<size_t>(end_ - p_) < word.size() || absl::string_view(p_, word.size()) != word) {
+    if (static_cast<size_t>(end_ - p_) < word.size() ||
+        absl::string_view(p_, word.size()) != word) {
       return false;
     }
     p_ += word.size();

@@ -69,8 +69,9 @@ void ExpectSameAsProtobuf(const Message& m) {
     ++fast_parses;
     google::protobuf::util::JsonParseOptions options;
     ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(fast, b.get(), options).ok());
-    EXPECT_EQ(Deterministic(*a), Deterministic(*b))
-        << fast << "\nfast:\n" << a->DebugString() << "\nprotobuf:\n" << b->DebugString();
+    EXPECT_EQ(Deterministic(*a), Deterministic(*b)) << fast << "\nfast:\n"
+                                                    << a->DebugString() << "\nprotobuf:\n"
+                                                    << b->DebugString();
   }
 }
 
@@ -80,10 +81,25 @@ void Randomize(Message* m, std::mt19937_64& rng, int depth) {
   const Reflection* r = m->GetReflection();
   const google::protobuf::Descriptor* d = m->GetDescriptor();
   std::uniform_int_distribution<int> coin(0, 3);
-  const double doubles[] = {0.0,     -0.0, 1.0,   0.1,   1.0 / 3.0, 45.9e6, 1e15,   2.25e15, 1e-310,
-                            1e308,   -7.5, 1e21,  123456789.123,    std::numeric_limits<double>::quiet_NaN(),
-                            std::numeric_limits<double>::infinity(), 5e-324, 0.31998591461977505};
-  const char* strings[] = {"", "h100-dgx", "H100 SXM5 80GB", "a \"quoted\" <name> & \\ \t\n\x01\x7f"};
+  const double doubles[] = {0.0,
+                            -0.0,
+                            1.0,
+                            0.1,
+                            1.0 / 3.0,
+                            45.9e6,
+                            1e15,
+                            2.25e15,
+                            1e-310,
+                            1e308,
+                            -7.5,
+                            1e21,
+                            123456789.123,
+                            std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity(),
+                            5e-324,
+                            0.31998591461977505};
+  const char* strings[] = {"", "h100-dgx", "H100 SXM5 80GB",
+                           "a \"quoted\" <name> & \\ \t\n\x01\x7f"};
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor* f = d->field(i);
     if (coin(rng) == 0) continue;
@@ -201,33 +217,34 @@ TEST(JsonFast, DeclinesWhatItCannotTakeWithCertainty) {
   PlanRequest r;
   // Each of these is left to protobuf's parser (which accepts some and refuses others).
   for (const char* json : {
-           "",                                          // empty
-           "{\"name\": \"a\", \"name\": \"b\"}",        // a repeated key
-           "{\"name\": null}",                          // null
-           "{\"name\": \"caf\\u00e9\"}",                // an escape
-           "{\"name\": \"caf\xc3\xa9\"}",               // non-ASCII
-           "{\"nme\": \"a\"}",                          // an unknown field
-           "{\"constraints\": {\"max_gpus\": 1e3}}",    // an integer with an exponent
+           "",                                        // empty
+           "{\"name\": \"a\", \"name\": \"b\"}",      // a repeated key
+           "{\"name\": null}",                        // null
+           "{\"name\": \"caf\\u00e9\"}",              // an escape
+           "{\"name\": \"caf\xc3\xa9\"}",             // non-ASCII
+           "{\"nme\": \"a\"}",                        // an unknown field
+           "{\"constraints\": {\"max_gpus\": 1e3}}",  // an integer with an exponent
            "{\"constraints\": {\"max_gpus\": \"1e3\"}}",
-           "{\"constraints\": {\"max_gpus\": -1}}",     // negative into unsigned
-           "{\"constraints\": {\"max_gpus\": 012}}",    // a leading zero
-           "{\"site\": {\"pue\": \"1.2\"}}",            // a quoted double
-           "{\"site\": {\"pue\": 1e999}}",              // out of range
-           "{\"site\": {\"pue\": -0}}",                 // protobuf reads -0 as +0
+           "{\"constraints\": {\"max_gpus\": -1}}",        // negative into unsigned
+           "{\"constraints\": {\"max_gpus\": 012}}",       // a leading zero
+           "{\"site\": {\"pue\": \"1.2\"}}",               // a quoted double
+           "{\"site\": {\"pue\": 1e999}}",                 // out of range
+           "{\"site\": {\"pue\": -0}}",                    // protobuf reads -0 as +0
            "{\"site\": {\"pue\": 12345678901234567890}}",  // a long integer
-           "{\"constraints\": {\"objective\": 2}}",     // an enum by number
-           "{\"efficiency\": {\"constant\": {\"mfu\": 0.3}, \"log_linear\": {}}}",  // two oneof members
-           "{\"name\": \"a\"} x",                       // trailing text
-           "{\"name\": \"a\",}",                        // a trailing comma
-           "\xef\xbb\xbf{}",                            // a byte-order mark
+           "{\"constraints\": {\"objective\": 2}}",        // an enum by number
+           "{\"efficiency\": {\"constant\": {\"mfu\": 0.3}, \"log_linear\": {}}}",  // two oneof
+                                                                                    // members
+           "{\"name\": \"a\"} x",                                                   // trailing text
+           "{\"name\": \"a\",}",  // a trailing comma
+           "\xef\xbb\xbf{}",      // a byte-order mark
        }) {
     EXPECT_FALSE(ParseJsonFast(json, &r)) << json;
   }
   // What it takes: lowerCamelCase names and NaN / Infinity strings, as protobuf does.
-  ASSERT_TRUE(ParseJsonFast(
-      "{\"schemaVersion\": \"SCHEMA_VERSION_1\", \"site\": {\"pue\": \"Infinity\"}, "
-      "\"constraints\": {\"max_gpus\": \"32768\", \"powerCapWatts\": 5e7}}",
-      &r));
+  ASSERT_TRUE(
+      ParseJsonFast("{\"schemaVersion\": \"SCHEMA_VERSION_1\", \"site\": {\"pue\": \"Infinity\"}, "
+                    "\"constraints\": {\"max_gpus\": \"32768\", \"powerCapWatts\": 5e7}}",
+                    &r));
   EXPECT_EQ(r.schema_version(), SCHEMA_VERSION_1);
   EXPECT_TRUE(std::isinf(r.site().pue()));
   EXPECT_EQ(r.constraints().max_gpus(), 32768u);

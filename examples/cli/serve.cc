@@ -1,6 +1,6 @@
 // dcplan serve: the planner over HTTP on this machine: the interactive page at / and the JSON (or
-// binary proto) API under /v1/ (examples/serve/). Binds to loopback unless --address says otherwise;
-// Ctrl-C or SIGTERM stops it.
+// binary proto) API under /v1/ (examples/serve/). Binds to loopback unless --address says
+// otherwise; Ctrl-C or SIGTERM stops it.
 #include <csignal>
 #include <cstdint>
 #include <iostream>

@@ -22,8 +22,8 @@
 #include "planner/model.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
-#include "planner/sweep.h"
 #include "planner/solver.h"
+#include "planner/sweep.h"
 #include "planner/training.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"
@@ -61,7 +61,8 @@ ApiResponse FromStatus(const absl::Status& status, absl::string_view prefix = ""
   return ErrorResponse(code, status.message(), field.empty() ? "" : absl::StrCat(prefix, field));
 }
 
-// The media type without parameters, lower case: "application/json; charset=utf-8" -> "application/json".
+// The media type without parameters, lower case: "application/json; charset=utf-8" ->
+// "application/json".
 std::string MediaType(absl::string_view header) {
   std::string type(absl::StripAsciiWhitespace(header.substr(0, header.find(';'))));
   absl::AsciiStrToLower(&type);
@@ -112,9 +113,9 @@ std::optional<ApiResponse> ParseBody(const ApiRequest& request, Message* message
                           "\": send application/json or application/x-protobuf"));
   }
   if (request.body.empty()) {
-    return ErrorResponse(400, absl::StrCat("the request has no body: send a ",
-                                           message->GetDescriptor()->full_name(), " as ",
-                                           encoding == Encoding::kJson ? "JSON" : "a binary proto"));
+    return ErrorResponse(
+        400, absl::StrCat("the request has no body: send a ", message->GetDescriptor()->full_name(),
+                          " as ", encoding == Encoding::kJson ? "JSON" : "a binary proto"));
   }
   absl::Status parsed = ParseMessage(request.body, encoding, message);
   if (!parsed.ok()) return ErrorResponse(400, parsed.message());
@@ -199,8 +200,7 @@ ApiResponse TrainEndpoint(const ApiRequest& http, bool binary) {
   }
   if (request.gpus() < 1 || request.gpus() > kMaxGpus) {
     return ErrorResponse(
-        400,
-        absl::StrFormat("gpus must be in [1, 1000000000000], got %d", request.gpus()), "gpus");
+        400, absl::StrFormat("gpus must be in [1, 1000000000000], got %d", request.gpus()), "gpus");
   }
   auto model = BuildModel(request.request());
   if (!model.ok()) return FromStatus(model.status(), "request.");
@@ -214,8 +214,8 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
   if (auto bad = ParseBody(http, &request)) return *bad;
   if (request.vary_size() < 1 || request.vary_size() > kMaxSweepAxes) {
     return ErrorResponse(
-        400, absl::StrFormat("vary must list 1 to %d axes, got %d", kMaxSweepAxes,
-                             request.vary_size()),
+        400,
+        absl::StrFormat("vary must list 1 to %d axes, got %d", kMaxSweepAxes, request.vary_size()),
         "vary");
   }
   std::vector<SweepAxis> axes;
@@ -363,10 +363,10 @@ Api::Api(ApiOptions options) : options_(options) {
       p->set_peak_flops_per_second_per_gpu(units::InFlopsPerSecond(model->accelerator.peak));
       p->set_server_power_watts(units::InWatts(model->ServerPower()));
       p->set_pue(units::InFraction(model->site.pue));
-      p->set_summary(absl::StrFormat(
-          "%s, %d GPUs/server, %s per GPU, %s per server, PUE %.2f", p->accelerator(),
-          p->gpus_per_server(), units::FormatComputeRate(model->accelerator.peak, 2),
-          units::FormatPower(model->ServerPower(), 1), p->pue()));
+      p->set_summary(absl::StrFormat("%s, %d GPUs/server, %s per GPU, %s per server, PUE %.2f",
+                                     p->accelerator(), p->gpus_per_server(),
+                                     units::FormatComputeRate(model->accelerator.peak, 2),
+                                     units::FormatPower(model->ServerPower(), 1), p->pue()));
     }
     std::string json = SerializeMessage(*request, Encoding::kJson).value_or("");
     std::string binary;
@@ -407,9 +407,9 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
     auto it = preset_bodies_.find(std::string(name));
     if (it == preset_bodies_.end()) {
       std::vector<std::string> names = PresetNames();
-      return ErrorResponse(404, absl::StrFormat("unknown preset \"%s\"; known presets: %s",
-                                                absl::CHexEscape(name.substr(0, 80)),
-                                                absl::StrJoin(names, ", ")));
+      return ErrorResponse(
+          404, absl::StrFormat("unknown preset \"%s\"; known presets: %s",
+                               absl::CHexEscape(name.substr(0, 80)), absl::StrJoin(names, ", ")));
     }
     if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
     ApiResponse r;
@@ -422,8 +422,8 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
     absl::string_view path;
     int which;
   };
-  static constexpr PostRoute kPosts[] = {{"/v1/plan", 0},    {"/v1/scale", 1}, {"/v1/compare", 2},
-                                         {"/v1/train", 3},   {"/v1/sweep", 4}};
+  static constexpr PostRoute kPosts[] = {
+      {"/v1/plan", 0}, {"/v1/scale", 1}, {"/v1/compare", 2}, {"/v1/train", 3}, {"/v1/sweep", 4}};
   for (const PostRoute& route : kPosts) {
     if (path != route.path) continue;
     if (!post) return MethodNotAllowed(method, path, "POST");
@@ -440,8 +440,9 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
         return SweepEndpoint(request, binary, options_.max_sweep_points);
     }
   }
-  return ErrorResponse(404, absl::StrFormat("no such path: %s (the API is under /v1/, the page at /)",
-                                            absl::CHexEscape(path.substr(0, 80))));
+  return ErrorResponse(404,
+                       absl::StrFormat("no such path: %s (the API is under /v1/, the page at /)",
+                                       absl::CHexEscape(path.substr(0, 80))));
 }
 
 }  // namespace dcplan::serve

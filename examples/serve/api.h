@@ -1,10 +1,10 @@
 // File: examples/serve/api.h
 //
 // The HTTP API of `dcplan serve`, without the HTTP: one request (method, target, content type,
-// Accept, body) in, one response (status, content type, body) out. It routes to the planner library,
-// so every answer is exactly what the CLI computes (`POST /v1/plan` is `dcplan fit`, `/v1/scale` is
-// `dcplan scale` ...), and it serves the embedded page. The socket side lives in server.h; keeping
-// the two apart lets the tests call every endpoint without a network.
+// Accept, body) in, one response (status, content type, body) out. It routes to the planner
+// library, so every answer is exactly what the CLI computes (`POST /v1/plan` is `dcplan fit`,
+// `/v1/scale` is `dcplan scale` ...), and it serves the embedded page. The socket side lives in
+// server.h; keeping the two apart lets the tests call every endpoint without a network.
 //
 // Routes (bodies are proto3 JSON with the schema's field names, or binary protos):
 //   GET  /                   the page (and /app.js, /style.css)

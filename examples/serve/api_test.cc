@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "examples/serve/page_data.h"
+#include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
@@ -299,7 +299,7 @@ TEST(FieldPathOf, TakesOnlyPathsThatExistInTheSchema) {
             "efficiency.table.points[2].mfu");
   EXPECT_EQ(FieldPathOf("constraints.budget_usd is the only cap"), "constraints.budget_usd");
   EXPECT_EQ(FieldPathOf("no cap to solve under: set constraints.power_cap_watts"), "");
-  EXPECT_EQ(FieldPathOf("site.pue.x must"), "");          // a number has no fields
+  EXPECT_EQ(FieldPathOf("site.pue.x must"), "");  // a number has no fields
   EXPECT_EQ(FieldPathOf("efficiency.table.points[x] must"), "");
   EXPECT_EQ(FieldPathOf(""), "");
 }

@@ -90,8 +90,9 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   ApiResponse TooLarge() const {
-    return ErrorResponse(413, absl::StrCat("the request body is larger than this server's limit of ",
-                                           options_.max_body_bytes, " bytes"));
+    return ErrorResponse(413,
+                         absl::StrCat("the request body is larger than this server's limit of ",
+                                      options_.max_body_bytes, " bytes"));
   }
 
   void OnReadError(beast::error_code ec) {
@@ -158,11 +159,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Drain() {
-    stream_.async_read_some(net::buffer(drain_), [self = shared_from_this()](
-                                                     beast::error_code ec, std::size_t n) {
-      self->drained_ += n;
-      if (!ec && self->drained_ < kLingerBytes) self->Drain();
-    });
+    stream_.async_read_some(net::buffer(drain_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->drained_ += n;
+                              if (!ec && self->drained_ < kLingerBytes) self->Drain();
+                            });
   }
 
   beast::tcp_stream stream_;
@@ -213,13 +214,13 @@ Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Server::~Server() = default;
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
-                                                     const Api* api) {
+                                                      const Api* api) {
   auto impl = std::make_unique<Impl>(options, api);
   beast::error_code ec;
   const net::ip::address address = net::ip::make_address(options.address, ec);
   if (ec) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--address: \"", options.address.substr(0, 80), "\" is not an IP address (e.g. 127.0.0.1)"));
+    return absl::InvalidArgumentError(absl::StrCat("--address: \"", options.address.substr(0, 80),
+                                                   "\" is not an IP address (e.g. 127.0.0.1)"));
   }
   const tcp::endpoint endpoint(address, options.port);
   const std::string where = absl::StrCat(options.address, ":", options.port);

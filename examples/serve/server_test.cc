@@ -144,7 +144,8 @@ TEST(Server, AnswersEveryEndpointAsTheLibraryDoes) {
   Plan plan;
   ASSERT_TRUE(ParseMessage(r.body(), Encoding::kJson, &plan).ok());
   EXPECT_EQ(plan.counts().gpu_count(), 32784u);
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(plan, SolvePlan(Seed(45.9e6)).value()));
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(plan, SolvePlan(Seed(45.9e6)).value()));
 
   // Binary both ways on the same connection.
   std::string binary;
@@ -240,8 +241,7 @@ TEST(Server, GivesEveryErrorStatusWithItsMessage) {
   // 413: a body over the limit (1 MiB), refused by its Content-Length.
   r = c.Send(http::verb::post, "/v1/plan", std::string((1 << 20) + 1, ' '));
   EXPECT_EQ(r.result_int(), 413);
-  EXPECT_THAT(ErrorOf(r).error(),
-              HasSubstr("larger than this server's limit of 1048576 bytes"));
+  EXPECT_THAT(ErrorOf(r).error(), HasSubstr("larger than this server's limit of 1048576 bytes"));
   EXPECT_FALSE(r.keep_alive());
   EXPECT_TRUE(c.ClosedByServer());
 }
@@ -251,16 +251,18 @@ TEST(Server, RefusesAHundredMebibyteBodyWithoutReadingIt) {
   Client c(server.port());
   // The header announces 100 MiB; only 64 KiB follow, and the answer comes anyway: the server
   // did not wait for (or read) the rest.
-  c.Raw("POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        "Content-Length: 104857600\r\n\r\n");
+  c.Raw(
+      "POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 104857600\r\n\r\n");
   c.Raw(std::string(64 << 10, ' '));
   Response r = c.Read();
   EXPECT_EQ(r.result_int(), 413);
   EXPECT_FALSE(r.keep_alive());
   // A chunked body has no length up front: refused once its chunks pass the limit.
   Client chunked(server.port());
-  chunked.Raw("POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-              "Transfer-Encoding: chunked\r\n\r\n");
+  chunked.Raw(
+      "POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n");
   const std::string chunk = absl::StrCat("10000\r\n", std::string(0x10000, ' '), "\r\n");
   beast::error_code ec;
   for (int i = 0; i < 17 && !ec; ++i) net::write(chunked.socket(), net::buffer(chunk), ec);
@@ -279,16 +281,18 @@ TEST(Server, AnswersMalformedHttpAndHugeHeadersWithAnError) {
   }
   {
     Client c(server.port());
-    c.Raw(absl::StrCat("GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", std::string(20000, 'a'), "\r\n\r\n"));
+    c.Raw(
+        absl::StrCat("GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", std::string(20000, 'a'), "\r\n\r\n"));
     EXPECT_EQ(c.Read().result_int(), 431);
   }
   {
     // Expect: 100-continue (curl's habit for bodies over 1 KiB): the go-ahead, then the answer.
     Client c(server.port());
     const std::string body = Json(Seed(45.9e6));
-    c.Raw(absl::StrCat("POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                       "Expect: 100-continue\r\nContent-Length: ",
-                       body.size(), "\r\n\r\n"));
+    c.Raw(
+        absl::StrCat("POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Expect: 100-continue\r\nContent-Length: ",
+                     body.size(), "\r\n\r\n"));
     std::string interim(25, '\0');
     net::read(c.socket(), net::buffer(interim));
     EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
@@ -325,9 +329,10 @@ TEST(Server, SurvivesClientsThatLeaveMidAnswer) {
   const std::string body = Json(sweep);
   for (int i = 0; i < 10; ++i) {
     Client leaver(server.port());
-    leaver.Raw(absl::StrCat("POST /v1/sweep HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                            "application/json\r\nContent-Length: ",
-                            body.size(), "\r\n\r\n", body));
+    leaver.Raw(
+        absl::StrCat("POST /v1/sweep HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                     "application/json\r\nContent-Length: ",
+                     body.size(), "\r\n\r\n", body));
     char some[4096];
     beast::error_code ec;
     leaver.socket().read_some(net::buffer(some), ec);  // the answer has begun
@@ -352,9 +357,10 @@ TEST(Server, ServesSixtyFourConcurrentClientsWithoutAWrongAnswer) {
   };
   std::vector<Call> calls;
   auto add = [&](http::verb method, std::string target, std::string body, std::string type) {
-    const ApiResponse a = server.api().Handle(
-        {method == http::verb::get ? "GET" : "POST", target, type, "", body});
-    calls.push_back({method, std::move(target), std::move(body), std::move(type), a.status, a.body});
+    const ApiResponse a =
+        server.api().Handle({method == http::verb::get ? "GET" : "POST", target, type, "", body});
+    calls.push_back(
+        {method, std::move(target), std::move(body), std::move(type), a.status, a.body});
   };
   for (double mw : {10.0, 45.9, 50.0, 100.0}) {
     add(http::verb::post, "/v1/plan", Json(Seed(mw * 1e6)), "application/json");
@@ -368,11 +374,11 @@ TEST(Server, ServesSixtyFourConcurrentClientsWithoutAWrongAnswer) {
   add(http::verb::post, "/v1/scale", Json(scale), "application/json");
   PlanRequest bad = Seed(50e6);
   bad.mutable_site()->set_pue(0.9);
-  add(http::verb::post, "/v1/plan", Json(bad), "application/json");      // 400
+  add(http::verb::post, "/v1/plan", Json(bad), "application/json");       // 400
   add(http::verb::post, "/v1/plan", "{\"site\": [", "application/json");  // 400, not JSON
-  add(http::verb::post, "/v1/plan", "x", "text/plain");                  // 415
-  add(http::verb::get, "/v1/nope", "", "");                              // 404
-  add(http::verb::get, "/v1/plan", "", "");                              // 405
+  add(http::verb::post, "/v1/plan", "x", "text/plain");                   // 415
+  add(http::verb::get, "/v1/nope", "", "");                               // 404
+  add(http::verb::get, "/v1/plan", "", "");                               // 405
   ASSERT_EQ(calls.size(), 12u);
 
   constexpr int kClients = 64;
