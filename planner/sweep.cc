@@ -406,7 +406,8 @@ absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
   return axis;
 }
 
-absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::string>& specs) {
+absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::string>& specs,
+                                                      int64_t max_points) {
   double points = 1;
   std::vector<std::string> counts;
   for (const std::string& spec : specs) {
@@ -415,11 +416,12 @@ absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::str
     points *= n;
     counts.push_back(absl::StrFormat("%.0f", n));
   }
-  if (points > static_cast<double>(kMaxSweepPoints)) {
+  max_points = std::min(max_points, kMaxSweepPoints);
+  if (points > static_cast<double>(max_points)) {
     return absl::OutOfRangeError(absl::StrCat(
         "the grid has ",
         points < 1e15 ? absl::StrFormat("%.0f", points) : absl::StrFormat("%.3g", points),
-        " points (", absl::StrJoin(counts, " x "), "); a sweep may have at most ", kMaxSweepPoints,
+        " points (", absl::StrJoin(counts, " x "), "); a sweep may have at most ", max_points,
         ": take fewer values along an axis"));
   }
   std::vector<SweepAxis> axes;

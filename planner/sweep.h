@@ -79,7 +79,9 @@ absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec);
 // from each range's ends and step) is checked against kMaxSweepPoints before any axis's values are
 // made, so a grid of 10^40 points is refused at once: "the grid has 1e+40 points (100000000 x ...);
 // a sweep may have at most 1000000000: take fewer values along an axis" (OutOfRange).
-absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::string>& specs);
+// `max_points` lowers the limit (a server answering one request at a time allows fewer).
+absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::string>& specs,
+                                                      int64_t max_points = kMaxSweepPoints);
 
 // The full field path an alias stands for ("power" -> "constraints.power_cap_watts"); other text
 // is returned as it is.

@@ -218,27 +218,18 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
         absl::StrFormat("vary must list 1 to %d axes, got %d", kMaxSweepAxes, request.vary_size()),
         "vary");
   }
-  std::vector<SweepAxis> axes;
-  for (int i = 0; i < request.vary_size(); ++i) {
-    auto axis = ParseSweepAxis(request.vary(i));
-    if (!axis.ok()) {
-      return ErrorResponse(400, absl::StrCat("vary[", i, "]: ", axis.status().message()),
-                           absl::StrCat("vary[", i, "]"));
-    }
-    axes.push_back(*std::move(axis));
+  // Counted from the ranges' ends and steps before any value is made: a grid of 10^40 points is
+  // refused at once.
+  auto axes = ParseSweepAxes({request.vary().begin(), request.vary().end()}, max_points);
+  if (!axes.ok()) {
+    return ErrorResponse(400,
+                         absl::StrCat(axes.status().message(),
+                                      axes.status().code() == absl::StatusCode::kOutOfRange
+                                          ? " (this server's limit; `dcplan sweep` takes more)"
+                                          : ""),
+                         "vary");
   }
-  double points = 1;
-  for (const SweepAxis& a : axes) points *= static_cast<double>(a.size());
-  if (points > static_cast<double>(max_points)) {
-    return ErrorResponse(
-        400,
-        absl::StrFormat("the grid has %s points; this server solves at most %s per request (use "
-                        "`dcplan sweep` for larger grids)",
-                        units::FormatCount(static_cast<uint64_t>(points)),
-                        units::FormatCount(static_cast<uint64_t>(max_points))),
-        "vary");
-  }
-  auto sweep = Sweep::Create(request.request(), std::move(axes));
+  auto sweep = Sweep::Create(request.request(), *std::move(axes));
   if (!sweep.ok()) return FromStatus(sweep.status(), "request.");
   SweepResult result;
   result.set_schema_version(SCHEMA_VERSION_1);
