@@ -145,10 +145,11 @@ struct WorkloadModel {
   units::Compute model_flops_per_token;
   ReliabilityModel reliability;
 
-  // True when tp, pp, dp, micro-batch, virtual stages and recomputation are all fixed.
+  // True when tp, pp, dp, micro-batch, virtual stages and recomputation are all fixed (cp then
+  // follows: given, or 1).
   bool FullyFixed() const {
     return fixed_tp > 0 && fixed_pp > 0 && fixed_dp > 0 && fixed_micro_batch > 0 &&
-           fixed_virtual_stages > 0 && fixed_recompute != RECOMPUTE_UNSPECIFIED && fixed_cp > 0;
+           fixed_virtual_stages > 0 && fixed_recompute != RECOMPUTE_UNSPECIFIED;
   }
 };
 
