@@ -68,7 +68,7 @@ bad "scale size 0" 1 'dcplan: --gpus: every size must be in [1, 10^12], got "0"'
 bad "scale size above 10^12" 1 'dcplan: --gpus: every size must be in [1, 10^12], got "1e13"' scale --gpus=1e13
 bad "scale size not a number" 1 'dcplan: --gpus: expected a count such as 16M, got "abc"' scale --gpus=abc
 bad "scale empty size" 1 'dcplan: --gpus: expected a count such as 16M, got ""' scale --gpus=1,,2
-bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, scale, sweep, compare, validate, convert, train, presets' fly
+bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, scale, sweep, compare, validate, convert, train, serve, presets' fly
 bad "stray argument" 2 'dcplan: unexpected argument "extra" (flags are --name=value)' fit extra
 bad "unknown flag" 1 "ERROR: Unknown command line flag 'powr'" fit --powr=5MW
 bad "substation cap without a substation" 1 'dcplan: constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at)' fit --power_at=substation

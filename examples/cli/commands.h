@@ -19,6 +19,7 @@ int RunCompare();   // compare.cc: the same caps for several presets, ranked
 int RunPresets();   // presets.cc: list the compiled-in presets or show one
 int RunTrain();     // train.cc: what a cluster realizes for one training job
 int RunSweep();     // sweep.cc: one request over a grid of field values (CSV, JSON lines, SVG)
+int RunServe();     // serve.cc: the page and the HTTP API (examples/serve/)
 
 // Prints `status` as a one-line error on stderr and returns 1.
 int Fail(const absl::Status& status);

@@ -1,0 +1,448 @@
+#include "examples/serve/api.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "examples/serve/page_data.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/json_util.h"
+#include "planner/compare.h"
+#include "planner/model.h"
+#include "planner/planner.h"
+#include "planner/presets/presets.h"
+#include "planner/solver.h"
+#include "planner/sweep.h"
+#include "planner/training.h"
+#include "proto/io.h"
+#include "proto/plan.pb.h"
+#include "proto/request.pb.h"
+#include "proto/service.pb.h"
+#include "proto/training.pb.h"
+#include "units/format.h"
+
+namespace dcplan::serve {
+namespace {
+
+using google::protobuf::Message;
+
+constexpr int64_t kMaxCompareEntries = 64;
+constexpr int kMaxSweepAxes = 8;
+
+// A status from the library as an HTTP answer: bad input is the client's (400), an unknown preset
+// 404, anything else the server's (500). `prefix` places the field path within the body.
+ApiResponse FromStatus(const absl::Status& status, absl::string_view prefix = "",
+                       const google::protobuf::Descriptor* within = PlanRequest::descriptor()) {
+  int code = 400;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kOutOfRange:
+      code = 400;
+      break;
+    case absl::StatusCode::kNotFound:
+      code = 404;
+      break;
+    default:
+      code = 500;
+  }
+  const std::string field = FieldPathOf(status.message(), within);
+  return ErrorResponse(code, status.message(), field.empty() ? "" : absl::StrCat(prefix, field));
+}
+
+// The media type without parameters, lower case: "application/json; charset=utf-8" ->
+// "application/json".
+std::string MediaType(absl::string_view header) {
+  std::string type(absl::StripAsciiWhitespace(header.substr(0, header.find(';'))));
+  absl::AsciiStrToLower(&type);
+  return type;
+}
+
+bool IsProtobufType(absl::string_view type) {
+  return type == kProtobufType || type == "application/protobuf" ||
+         type == "application/vnd.google.protobuf";
+}
+
+// Whether the client asked for a binary answer.
+bool WantsBinary(absl::string_view accept) {
+  for (absl::string_view part : absl::StrSplit(accept, ',')) {
+    if (IsProtobufType(MediaType(part))) return true;
+  }
+  return false;
+}
+
+ApiResponse MessageResponse(const Message& message, bool binary) {
+  ApiResponse r;
+  if (binary) {
+    r.content_type = std::string(kProtobufType);
+    if (!message.SerializeToString(&r.body)) {
+      return ErrorResponse(500, "could not serialize the answer");
+    }
+    return r;
+  }
+  auto json = SerializeMessage(message, Encoding::kJson);
+  if (!json.ok()) return ErrorResponse(500, json.status().message());
+  r.content_type = std::string(kJsonType);
+  r.body = *std::move(json);
+  return r;
+}
+
+// Reads the body into `message` as its Content-Type says: JSON (also when no type is given) or a
+// binary proto. Anything else is 415.
+std::optional<ApiResponse> ParseBody(const ApiRequest& request, Message* message) {
+  const std::string type = MediaType(request.content_type);
+  Encoding encoding;
+  if (type.empty() || type == kJsonType) {
+    encoding = Encoding::kJson;
+  } else if (IsProtobufType(type)) {
+    encoding = Encoding::kBinary;
+  } else {
+    return ErrorResponse(
+        415, absl::StrCat("unsupported Content-Type \"", request.content_type.substr(0, 80),
+                          "\": send application/json or application/x-protobuf"));
+  }
+  if (request.body.empty()) {
+    return ErrorResponse(
+        400, absl::StrCat("the request has no body: send a ", message->GetDescriptor()->full_name(),
+                          " as ", encoding == Encoding::kJson ? "JSON" : "a binary proto"));
+  }
+  absl::Status parsed = ParseMessage(request.body, encoding, message);
+  if (!parsed.ok()) return ErrorResponse(400, parsed.message());
+  return std::nullopt;
+}
+
+// The cluster sizes of a ScaleRequest, checked: 1 to max sizes, each in [1, 10^12].
+absl::StatusOr<std::vector<int64_t>> ScaleSizes(const ScaleRequest& request, int64_t max_sizes) {
+  if (request.gpu_counts_size() == 0) {
+    return absl::InvalidArgumentError("gpu_counts must list at least one cluster size");
+  }
+  if (request.gpu_counts_size() > max_sizes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("gpu_counts has %d sizes; this server evaluates at most %d per request",
+                        request.gpu_counts_size(), max_sizes));
+  }
+  std::vector<int64_t> sizes;
+  sizes.reserve(request.gpu_counts_size());
+  for (int i = 0; i < request.gpu_counts_size(); ++i) {
+    const uint64_t g = request.gpu_counts(i);
+    if (g < 1 || g > kMaxGpus) {
+      return absl::OutOfRangeError(
+          absl::StrFormat("gpu_counts[%d] must be in [1, 1000000000000], got %d", i, g));
+    }
+    sizes.push_back(static_cast<int64_t>(g));
+  }
+  return sizes;
+}
+
+ApiResponse Plan(const ApiRequest& http, bool binary) {
+  PlanRequest request;
+  if (auto bad = ParseBody(http, &request)) return *bad;
+  auto plan = SolvePlan(request);
+  if (!plan.ok()) return FromStatus(plan.status());
+  return MessageResponse(*plan, binary);
+}
+
+ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes) {
+  ScaleRequest request;
+  if (auto bad = ParseBody(http, &request)) return *bad;
+  if (!request.has_request()) return ErrorResponse(400, "request must be set", "request");
+  auto sizes = ScaleSizes(request, max_sizes);
+  if (!sizes.ok()) return FromStatus(sizes.status(), "", ScaleRequest::descriptor());
+  auto report = Scale(request.request(), *sizes);
+  if (!report.ok()) return FromStatus(report.status(), "request.");
+  return MessageResponse(*report, binary);
+}
+
+ApiResponse CompareEndpoint(const ApiRequest& http, bool binary) {
+  CompareRequest request;
+  if (auto bad = ParseBody(http, &request)) return *bad;
+  const int64_t n = request.presets_size() + request.requests_size();
+  if (n < 1 || n > kMaxCompareEntries) {
+    return ErrorResponse(400,
+                         absl::StrFormat("presets and requests must name 1 to %d in all, got %d",
+                                         kMaxCompareEntries, n),
+                         "presets");
+  }
+  std::vector<PlanRequest> requests;
+  requests.reserve(n);
+  for (int i = 0; i < request.presets_size(); ++i) {
+    auto preset = LoadPreset(request.presets(i));
+    if (!preset.ok()) {
+      return ErrorResponse(400, absl::StrCat("presets[", i, "]: ", preset.status().message()),
+                           absl::StrCat("presets[", i, "]"));
+    }
+    if (request.has_constraints()) *preset->mutable_constraints() = request.constraints();
+    requests.push_back(*std::move(preset));
+  }
+  for (const PlanRequest& r : request.requests()) requests.push_back(r);
+  auto comparison = Compare(requests);
+  if (!comparison.ok()) return FromStatus(comparison.status());
+  return MessageResponse(*comparison, binary);
+}
+
+ApiResponse TrainEndpoint(const ApiRequest& http, bool binary) {
+  TrainRequest request;
+  if (auto bad = ParseBody(http, &request)) return *bad;
+  if (!request.request().has_workload()) {
+    return ErrorResponse(400, "request.workload must be set: the training job to plan",
+                         "request.workload");
+  }
+  if (request.gpus() < 1 || request.gpus() > kMaxGpus) {
+    return ErrorResponse(
+        400, absl::StrFormat("gpus must be in [1, 1000000000000], got %d", request.gpus()), "gpus");
+  }
+  auto model = BuildModel(request.request());
+  if (!model.ok()) return FromStatus(model.status(), "request.");
+  auto plan = PlanTraining(*model, static_cast<int64_t>(request.gpus()));
+  if (!plan.ok()) return FromStatus(plan.status(), "request.");
+  return MessageResponse(*plan, binary);
+}
+
+ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_points) {
+  SweepRequest request;
+  if (auto bad = ParseBody(http, &request)) return *bad;
+  if (request.vary_size() < 1 || request.vary_size() > kMaxSweepAxes) {
+    return ErrorResponse(
+        400,
+        absl::StrFormat("vary must list 1 to %d axes, got %d", kMaxSweepAxes, request.vary_size()),
+        "vary");
+  }
+  std::vector<SweepAxis> axes;
+  for (int i = 0; i < request.vary_size(); ++i) {
+    auto axis = ParseSweepAxis(request.vary(i));
+    if (!axis.ok()) {
+      return ErrorResponse(400, absl::StrCat("vary[", i, "]: ", axis.status().message()),
+                           absl::StrCat("vary[", i, "]"));
+    }
+    axes.push_back(*std::move(axis));
+  }
+  double points = 1;
+  for (const SweepAxis& a : axes) points *= static_cast<double>(a.size());
+  if (points > static_cast<double>(max_points)) {
+    return ErrorResponse(
+        400,
+        absl::StrFormat("the grid has %s points; this server solves at most %s per request (use "
+                        "`dcplan sweep` for larger grids)",
+                        units::FormatCount(static_cast<uint64_t>(points)),
+                        units::FormatCount(static_cast<uint64_t>(max_points))),
+        "vary");
+  }
+  auto sweep = Sweep::Create(request.request(), std::move(axes));
+  if (!sweep.ok()) return FromStatus(sweep.status(), "request.");
+  SweepResult result;
+  result.set_schema_version(SCHEMA_VERSION_1);
+  for (const SweepAxis& a : sweep->axes()) result.add_axes(a.path);
+  SweepOptions options;
+  options.threads = 1;  // the server's own threads are the parallelism
+  absl::Status run = sweep->Run(options, [&](int64_t first, absl::Span<const SweepRow> rows) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const SweepRow& row = rows[i];
+      SweepPoint* p = result.add_points();
+      const int64_t point = first + static_cast<int64_t>(i);
+      for (int a = 0; a < static_cast<int>(sweep->axes().size()); ++a) {
+        p->add_values(sweep->axes()[a].ValueText(sweep->IndexAlong(point, a)));
+      }
+      if (!row.status.ok()) {
+        p->set_error(std::string(row.status.message()));
+        continue;
+      }
+      p->set_gpu_count(static_cast<uint64_t>(row.gpus));
+      p->set_server_count(static_cast<uint64_t>(row.servers));
+      p->set_it_power_watts(units::InWatts(row.it_power));
+      p->set_facility_power_watts(units::InWatts(row.facility_power));
+      p->set_peak_flops_per_second(units::InFlopsPerSecond(row.peak));
+      p->set_mfu(units::InFraction(row.mfu));
+      p->set_realized_flops_per_second(units::InFlopsPerSecond(row.realized));
+      p->set_capex_usd(units::InUsd(row.capex));
+      p->set_opex_usd_per_year(units::InUsd(row.opex_per_year));
+      p->set_tco_usd(units::InUsd(row.tco));
+      p->set_binding_constraint(row.binding);
+    }
+    return absl::OkStatus();
+  });
+  if (!run.ok()) return FromStatus(run);
+  return MessageResponse(result, binary);
+}
+
+ApiResponse MethodNotAllowed(absl::string_view method, absl::string_view path,
+                             absl::string_view allow) {
+  ApiResponse r = ErrorResponse(
+      405, absl::StrCat(method.substr(0, 16), " is not allowed on ", path, "; use ", allow));
+  r.allow = std::string(allow);
+  return r;
+}
+
+}  // namespace
+
+// `text` as a JSON string, escaping only what JSON requires, so an error reads as it was written
+// ("must be >= 1.0", not protobuf's "\u003e="). Bytes that are not UTF-8 are replaced by U+FFFD.
+std::string JsonQuote(absl::string_view text) {
+  std::string out = "\"";
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20 || c == 0x7f) {
+      absl::StrAppendFormat(&out, "\\u%04x", c);
+    } else if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      // A whole, valid UTF-8 sequence is kept; anything else becomes U+FFFD.
+      const int n = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+      bool valid = n > 0 && i + n <= text.size();
+      for (int k = 1; valid && k < n; ++k) {
+        valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+      }
+      if (valid) {
+        out.append(text.data() + i, static_cast<size_t>(n));
+        i += n - 1;
+      } else {
+        out.append("\xef\xbf\xbd");
+      }
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_view field) {
+  ApiResponse r;
+  r.status = status;
+  r.content_type = std::string(kJsonType);
+  r.body = absl::StrCat("{\"error\": ", JsonQuote(message));
+  if (!field.empty()) absl::StrAppend(&r.body, ", \"field\": ", JsonQuote(field));
+  r.body += "}\n";
+  return r;
+}
+
+std::string FieldPathOf(absl::string_view message, const google::protobuf::Descriptor* within) {
+  const size_t end = message.find(' ');
+  if (end == absl::string_view::npos || end == 0) return "";
+  const absl::string_view path = message.substr(0, end);
+  const google::protobuf::Descriptor* d = within;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    if (d == nullptr) return "";  // a scalar field cannot have children
+    absl::string_view name = part;
+    if (const size_t bracket = name.find('['); bracket != absl::string_view::npos) {
+      // "points[3]": a repeated field and a whole index.
+      absl::string_view index = name.substr(bracket + 1);
+      uint32_t ignored;
+      if (!absl::ConsumeSuffix(&index, "]") || !absl::SimpleAtoi(index, &ignored)) return "";
+      name = name.substr(0, bracket);
+    }
+    const google::protobuf::FieldDescriptor* f = d->FindFieldByName(std::string(name));
+    if (f == nullptr) return "";
+    d = f->message_type();
+  }
+  return std::string(path);
+}
+
+Api::Api(ApiOptions options) : options_(options) {
+  PresetList list;
+  for (const std::string& name : PresetNames()) {
+    auto request = LoadPreset(name);
+    if (!request.ok()) continue;
+    auto model = BuildModel(*request);
+    PresetList::Preset* p = list.add_presets();
+    p->set_name(name);
+    p->set_accelerator(request->hardware().accelerator().name());
+    if (model.ok()) {
+      p->set_gpus_per_server(static_cast<uint32_t>(model->server.gpus));
+      p->set_peak_flops_per_second_per_gpu(units::InFlopsPerSecond(model->accelerator.peak));
+      p->set_server_power_watts(units::InWatts(model->ServerPower()));
+      p->set_pue(units::InFraction(model->site.pue));
+      p->set_summary(absl::StrFormat("%s, %d GPUs/server, %s per GPU, %s per server, PUE %.2f",
+                                     p->accelerator(), p->gpus_per_server(),
+                                     units::FormatComputeRate(model->accelerator.peak, 2),
+                                     units::FormatPower(model->ServerPower(), 1), p->pue()));
+    }
+    std::string json = SerializeMessage(*request, Encoding::kJson).value_or("");
+    std::string binary;
+    request->SerializeToString(&binary);
+    preset_bodies_[name] = {std::move(json), std::move(binary)};
+  }
+  presets_json_ = SerializeMessage(list, Encoding::kJson).value_or("");
+  list.SerializeToString(&presets_binary_);
+}
+
+ApiResponse Api::Handle(const ApiRequest& request) const {
+  absl::string_view path = request.target.substr(0, request.target.find('?'));
+  const absl::string_view method = request.method;
+  const bool get = method == "GET" || method == "HEAD";
+  const bool post = method == "POST";
+  const bool binary = WantsBinary(request.accept);
+
+  // The page.
+  for (const PageAsset& asset : PageAssets()) {
+    if (path == asset.path) {
+      if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
+      ApiResponse r;
+      r.content_type = std::string(asset.content_type);
+      r.body = std::string(asset.body);
+      return r;
+    }
+  }
+
+  if (path == "/v1/presets") {
+    if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
+    ApiResponse r;
+    r.content_type = std::string(binary ? kProtobufType : kJsonType);
+    r.body = binary ? presets_binary_ : presets_json_;
+    return r;
+  }
+  if (absl::StartsWith(path, "/v1/presets/")) {
+    const absl::string_view name = path.substr(std::string_view("/v1/presets/").size());
+    auto it = preset_bodies_.find(std::string(name));
+    if (it == preset_bodies_.end()) {
+      std::vector<std::string> names = PresetNames();
+      return ErrorResponse(
+          404, absl::StrFormat("unknown preset \"%s\"; known presets: %s",
+                               absl::CHexEscape(name.substr(0, 80)), absl::StrJoin(names, ", ")));
+    }
+    if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
+    ApiResponse r;
+    r.content_type = std::string(binary ? kProtobufType : kJsonType);
+    r.body = binary ? it->second.second : it->second.first;
+    return r;
+  }
+
+  struct PostRoute {
+    absl::string_view path;
+    int which;
+  };
+  static constexpr PostRoute kPosts[] = {
+      {"/v1/plan", 0}, {"/v1/scale", 1}, {"/v1/compare", 2}, {"/v1/train", 3}, {"/v1/sweep", 4}};
+  for (const PostRoute& route : kPosts) {
+    if (path != route.path) continue;
+    if (!post) return MethodNotAllowed(method, path, "POST");
+    switch (route.which) {
+      case 0:
+        return Plan(request, binary);
+      case 1:
+        return ScaleEndpoint(request, binary, options_.max_scale_sizes);
+      case 2:
+        return CompareEndpoint(request, binary);
+      case 3:
+        return TrainEndpoint(request, binary);
+      default:
+        return SweepEndpoint(request, binary, options_.max_sweep_points);
+    }
+  }
+  return ErrorResponse(404,
+                       absl::StrFormat("no such path: %s (the API is under /v1/, the page at /)",
+                                       absl::CHexEscape(path.substr(0, 80))));
+}
+
+}  // namespace dcplan::serve

@@ -1,0 +1,95 @@
+// File: examples/serve/api.h
+//
+// The HTTP API of `dcplan serve`, without the HTTP: one request (method, target, content type,
+// Accept, body) in, one response (status, content type, body) out. It routes to the planner
+// library, so every answer is exactly what the CLI computes (`POST /v1/plan` is `dcplan fit`,
+// `/v1/scale` is `dcplan scale` ...), and it serves the embedded page. The socket side lives in
+// server.h; keeping the two apart lets the tests call every endpoint without a network.
+//
+// Routes (bodies are proto3 JSON with the schema's field names, or binary protos):
+//   GET  /                   the page (and /app.js, /style.css)
+//   GET  /v1/presets         PresetList: names and one-line summaries
+//   GET  /v1/presets/{name}  the preset's PlanRequest
+//   POST /v1/plan            PlanRequest -> Plan                  (dcplan fit)
+//   POST /v1/scale           ScaleRequest -> ScaleReport          (dcplan scale)
+//   POST /v1/compare         CompareRequest -> Comparison         (dcplan compare)
+//   POST /v1/train           TrainRequest -> TrainingPlan         (dcplan train)
+//   POST /v1/sweep           SweepRequest -> SweepResult          (dcplan sweep), at most
+//                            ApiOptions::max_sweep_points points
+// Content-Type application/json (or none) or application/x-protobuf picks how the body is read,
+// any other is 415; Accept: application/x-protobuf asks for a binary answer, else JSON. Errors are
+// always JSON, an ErrorBody: {"error": "site.pue must be >= 1.0, got 0.9", "field": "site.pue"},
+// with 400 (bad body or request), 404 (unknown path or preset), 405 (known path, wrong method:
+// the Allow header lists the right ones) or 415. The field is the path within the body: for
+// /v1/scale the PlanRequest sits under "request", so it is "request.site.pue".
+//
+// Example:
+//   dcplan::serve::Api api;
+//   dcplan::serve::ApiResponse r = api.Handle({"POST", "/v1/plan", "application/json", "",
+//                                              R"({"name": "x", ...})"});
+//   r.status;  // 200, r.body holds the Plan as JSON
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "proto/request.pb.h"
+
+namespace dcplan::serve {
+
+// What the API needs of an HTTP request.
+struct ApiRequest {
+  absl::string_view method;        // "GET", "POST", ...
+  absl::string_view target;        // "/v1/plan", query string allowed (ignored)
+  absl::string_view content_type;  // the Content-Type header, "" when absent
+  absl::string_view accept;        // the Accept header, "" when absent
+  absl::string_view body;
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+  std::string allow;  // for 405: the methods the path takes ("GET, HEAD")
+};
+
+struct ApiOptions {
+  // The most points one POST /v1/sweep may solve.
+  int64_t max_sweep_points = 100000;
+  // The most sizes one POST /v1/scale may evaluate.
+  int64_t max_scale_sizes = 10000;
+};
+
+inline constexpr absl::string_view kJsonType = "application/json";
+inline constexpr absl::string_view kProtobufType = "application/x-protobuf";
+
+class Api {
+ public:
+  explicit Api(ApiOptions options = {});
+
+  // Answers one request; never throws or aborts, whatever the bytes.
+  ApiResponse Handle(const ApiRequest& request) const;
+
+  const ApiOptions& options() const { return options_; }
+
+ private:
+  ApiOptions options_;
+  // Answers that never change, made once: the preset list and each preset, as JSON and binary.
+  std::string presets_json_, presets_binary_;
+  std::map<std::string, std::pair<std::string, std::string>> preset_bodies_;
+};
+
+// An error answer: `status` with {"error": message, "field": field} (field left out when empty).
+ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_view field = "");
+
+// The field path an error message starts with ("site.pue must be >= 1.0, got 0.9" -> "site.pue",
+// "efficiency.table.points[2].mfu ..."), checked against the message type `within` (PlanRequest by
+// default), or "" when the message does not start with one ("no cap to solve under ...").
+std::string FieldPathOf(absl::string_view message,
+                        const google::protobuf::Descriptor* within = PlanRequest::descriptor());
+
+}  // namespace dcplan::serve

@@ -1,0 +1,146 @@
+// How fast dcplan serve answers POST /v1/plan: the API alone (parse, validate, solve, print JSON)
+// and over HTTP/1.1 keep-alive connections on loopback, with the median and 99th-percentile
+// latency of the HTTP requests as counters.
+//
+//   ./bazelw run -c opt //examples/serve:serve_benchmark
+//   ./bazelw run -c opt //examples/serve:serve_benchmark -- --benchmark_filter=Http
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "examples/serve/api.h"
+#include "examples/serve/server.h"
+#include "planner/planner.h"
+#include "planner/presets/presets.h"
+#include "proto/io.h"
+
+namespace dcplan::serve {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+std::string PlanBody() {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  r.mutable_constraints()->set_power_cap_watts(50e6);
+  return SerializeMessage(r, Encoding::kJson).value();
+}
+
+void BM_ApiPlan(benchmark::State& state) {
+  const Api api;
+  const std::string body = PlanBody();
+  for (auto _ : state) {
+    ApiResponse r = api.Handle({"POST", "/v1/plan", kJsonType, "", body});
+    benchmark::DoNotOptimize(r.body.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ApiPlan);
+
+// Its parts: reading the JSON request, solving it, writing the JSON plan.
+void BM_ParseRequestJson(benchmark::State& state) {
+  const std::string body = PlanBody();
+  PlanRequest r;
+  for (auto _ : state) benchmark::DoNotOptimize(ParseMessage(body, Encoding::kJson, &r).ok());
+}
+BENCHMARK(BM_ParseRequestJson);
+
+void BM_SolvePlan(benchmark::State& state) {
+  PlanRequest r;
+  (void)ParseMessage(PlanBody(), Encoding::kJson, &r);
+  for (auto _ : state) benchmark::DoNotOptimize(SolvePlan(r).ok());
+}
+BENCHMARK(BM_SolvePlan);
+
+void BM_PrintPlanJson(benchmark::State& state) {
+  PlanRequest r;
+  (void)ParseMessage(PlanBody(), Encoding::kJson, &r);
+  const Plan plan = SolvePlan(r).value();
+  for (auto _ : state) benchmark::DoNotOptimize(SerializeMessage(plan, Encoding::kJson).ok());
+}
+BENCHMARK(BM_PrintPlanJson);
+
+// state.range(0) keep-alive clients (JSON bodies, or binary protos both ways when state.range(1)
+// is 1), each sending POST /v1/plan and waiting for the answer, for
+// about two seconds; the server runs on every core. Reports requests per second (wall time)
+// and the latency percentiles in microseconds.
+void BM_HttpPlan(benchmark::State& state) {
+  const Api api;
+  ServerOptions options;
+  options.port = 0;
+  auto server = Server::Start(options, &api).value();
+  std::thread serving([&] { server->Run(); });
+  const bool binary = state.range(1) != 0;
+  std::string body = PlanBody();
+  if (binary) {
+    PlanRequest r;
+    (void)ParseMessage(body, Encoding::kJson, &r);
+    body = r.SerializeAsString();
+  }
+  const int clients = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    std::atomic<bool> stop{false};
+    std::vector<std::vector<double>> latencies(clients);
+    std::vector<std::thread> threads;
+    const auto start = std::chrono::steady_clock::now();
+    for (int c = 0; c < clients; ++c) {
+      threads.emplace_back([&, c] {
+        net::io_context ioc;
+        tcp::socket socket(ioc);
+        socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server->port()));
+        socket.set_option(tcp::no_delay(true));
+        beast::flat_buffer buffer;
+        http::request<http::string_body> req{http::verb::post, "/v1/plan", 11};
+        req.set(http::field::host, "127.0.0.1");
+        req.set(http::field::content_type, std::string(binary ? kProtobufType : kJsonType));
+        if (binary) req.set(http::field::accept, std::string(kProtobufType));
+        req.body() = body;
+        req.prepare_payload();
+        while (!stop.load(std::memory_order_relaxed)) {
+          const auto t0 = std::chrono::steady_clock::now();
+          http::write(socket, req);
+          http::response<http::string_body> res;
+          http::read(socket, buffer, res);
+          latencies[c].push_back(
+              std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                  .count());
+        }
+      });
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    stop = true;
+    for (std::thread& t : threads) t.join();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<double> all;
+    for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+    std::sort(all.begin(), all.end());
+    state.counters["requests_per_second"] = static_cast<double>(all.size()) / seconds;
+    state.counters["median_us"] = all.empty() ? 0 : all[all.size() / 2];
+    state.counters["p99_us"] = all.empty() ? 0 : all[all.size() * 99 / 100];
+    state.counters["requests"] = static_cast<double>(all.size());
+  }
+  server->Stop();
+  serving.join();
+}
+BENCHMARK(BM_HttpPlan)
+    ->ArgNames({"clients", "binary"})
+    ->ArgsProduct({{1, 8, 64}, {0, 1}})
+    ->Iterations(1)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace dcplan::serve
+
+BENCHMARK_MAIN();

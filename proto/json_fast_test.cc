@@ -1,0 +1,255 @@
+#include "proto/json_fast.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+#include "proto/plan.pb.h"
+#include "proto/request.pb.h"
+#include "proto/service.pb.h"
+#include "proto/training.pb.h"
+#include "proto/workload.pb.h"
+
+namespace dcplan {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+
+// protobuf's own printer with io.h's options: the reference the fast path must equal byte for byte.
+std::string ProtobufJson(const Message& m, bool indent) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = indent;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  EXPECT_TRUE(google::protobuf::util::MessageToJsonString(m, &out, options).ok());
+  // protobuf ends indented output with a newline; PrintJsonFast leaves that to the caller.
+  if (indent && !out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::string Deterministic(const Message& m) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  m.SerializeToCodedStream(&coded);
+  return out;
+}
+
+int fast_parses = 0;  // how many texts ExpectSameAsProtobuf's fast parser took (not declined)
+
+// Prints `m` both ways with both codecs, and parses each text back with both: all must agree
+// (presence included: the binary forms are compared).
+void ExpectSameAsProtobuf(const Message& m) {
+  for (bool indent : {true, false}) {
+    std::string fast;
+    ASSERT_TRUE(PrintJsonFast(m, indent, &fast)) << m.DebugString();
+    const std::string reference = ProtobufJson(m, indent);
+    ASSERT_EQ(fast, reference);
+    std::unique_ptr<Message> a(m.New()), b(m.New());
+    if (!ParseJsonFast(fast, a.get())) {
+      // Declined: only for text with escapes or a negative zero, which it leaves to protobuf.
+      bool negative_zero = false;
+      for (const char* z : {"-0,", "-0\n", "-0}", "-0]"}) {
+        negative_zero = negative_zero || fast.find(z) != std::string::npos;
+      }
+      EXPECT_TRUE(fast.find('\\') != std::string::npos || negative_zero) << fast;
+      continue;
+    }
+    ++fast_parses;
+    google::protobuf::util::JsonParseOptions options;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(fast, b.get(), options).ok());
+    EXPECT_EQ(Deterministic(*a), Deterministic(*b)) << fast << "\nfast:\n"
+                                                    << a->DebugString() << "\nprotobuf:\n"
+                                                    << b->DebugString();
+  }
+}
+
+// Sets every field of `m` (recursively, `depth` levels) to random values of its type, repeated
+// fields to 0-3 elements, leaving some unset: what the schema allows, extremes included.
+void Randomize(Message* m, std::mt19937_64& rng, int depth) {
+  const Reflection* r = m->GetReflection();
+  const google::protobuf::Descriptor* d = m->GetDescriptor();
+  std::uniform_int_distribution<int> coin(0, 3);
+  const double doubles[] = {0.0,
+                            -0.0,
+                            1.0,
+                            0.1,
+                            1.0 / 3.0,
+                            45.9e6,
+                            1e15,
+                            2.25e15,
+                            1e-310,
+                            1e308,
+                            -7.5,
+                            1e21,
+                            123456789.123,
+                            std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity(),
+                            5e-324,
+                            0.31998591461977505};
+  const char* strings[] = {"", "h100-dgx", "H100 SXM5 80GB",
+                           "a \"quoted\" <name> & \\ \t\n\x01\x7f"};
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (coin(rng) == 0) continue;
+    if (f->real_containing_oneof() != nullptr && coin(rng) < 2) continue;
+    const int n = f->is_repeated() ? coin(rng) : 1;
+    for (int k = 0; k < n; ++k) {
+      const bool rep = f->is_repeated();
+      switch (f->cpp_type()) {
+        case FieldDescriptor::CPPTYPE_MESSAGE:
+          if (depth <= 0) break;
+          Randomize(rep ? r->AddMessage(m, f) : r->MutableMessage(m, f), rng, depth - 1);
+          break;
+        case FieldDescriptor::CPPTYPE_DOUBLE: {
+          const double v = doubles[rng() % std::size(doubles)] * (coin(rng) == 0 ? -1 : 1);
+          rep ? r->AddDouble(m, f, v) : r->SetDouble(m, f, v);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_UINT32: {
+          const uint32_t v = coin(rng) == 0 ? 4294967295u : static_cast<uint32_t>(rng() % 1000);
+          rep ? r->AddUInt32(m, f, v) : r->SetUInt32(m, f, v);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_UINT64: {
+          const uint64_t v = coin(rng) == 0 ? ~uint64_t{0} : rng() % 100000;
+          rep ? r->AddUInt64(m, f, v) : r->SetUInt64(m, f, v);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_INT32: {
+          const int32_t v = coin(rng) == 0 ? std::numeric_limits<int32_t>::min()
+                                           : static_cast<int32_t>(rng() % 2000) - 1000;
+          rep ? r->AddInt32(m, f, v) : r->SetInt32(m, f, v);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_INT64: {
+          const int64_t v = coin(rng) == 0 ? std::numeric_limits<int64_t>::min()
+                                           : static_cast<int64_t>(rng() % 2000) - 1000;
+          rep ? r->AddInt64(m, f, v) : r->SetInt64(m, f, v);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_BOOL:
+          rep ? r->AddBool(m, f, coin(rng) < 2) : r->SetBool(m, f, coin(rng) < 2);
+          break;
+        case FieldDescriptor::CPPTYPE_ENUM: {
+          const auto* e = f->enum_type();
+          const int v = e->value(static_cast<int>(rng() % e->value_count()))->number();
+          rep ? r->AddEnumValue(m, f, v) : r->SetEnumValue(m, f, v);
+          break;
+        }
+        case FieldDescriptor::CPPTYPE_STRING: {
+          const std::string v = strings[rng() % std::size(strings)];
+          rep ? r->AddString(m, f, v) : r->SetString(m, f, v);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+}
+
+TEST(JsonFast, PrintsAndParsesEveryMessageTypeAsProtobufDoes) {
+  // Generated messages of every type the API and CLI exchange, a few thousand in all.
+  std::mt19937_64 rng(20261204);
+  std::vector<std::unique_ptr<Message>> prototypes;
+  prototypes.emplace_back(new PlanRequest);
+  prototypes.emplace_back(new Plan);
+  prototypes.emplace_back(new ScaleReport);
+  prototypes.emplace_back(new Comparison);
+  prototypes.emplace_back(new TrainingPlan);
+  prototypes.emplace_back(new Workload);
+  prototypes.emplace_back(new ScaleRequest);
+  prototypes.emplace_back(new SweepResult);
+  prototypes.emplace_back(new PresetList);
+  prototypes.emplace_back(new ErrorBody);
+  for (const auto& prototype : prototypes) {
+    for (int i = 0; i < 300; ++i) {
+      std::unique_ptr<Message> m(prototype->New());
+      Randomize(m.get(), rng, 3);
+      ExpectSameAsProtobuf(*m);
+      if (HasFatalFailure()) return;
+    }
+    ExpectSameAsProtobuf(*prototype);  // empty: every primitive field at its default
+  }
+  // Most texts take the fast path (the others have escapes or a -0 somewhere).
+  EXPECT_GT(fast_parses, 2000) << "of " << 2 * 301 * 10;
+}
+
+TEST(JsonFast, EscapesEveryAsciiCharacterAsProtobufDoes) {
+  ErrorBody e;
+  std::string all;
+  for (int c = 1; c < 128; ++c) all.push_back(static_cast<char>(c));
+  e.set_error(all);
+  ExpectSameAsProtobuf(e);
+}
+
+TEST(JsonFast, PrintsDoublesInTheShortestFormThatReadsBack) {
+  // %.15g when it reads back exactly, else %.17g (protobuf's SimpleDtoa): 0.1 stays "0.1",
+  // 1/3 needs 17 digits, 45.9 MW prints "45900000", 1e15 "1e+15".
+  ErrorBody unused;
+  PowerBreakdown p;
+  p.set_gpu_power_watts(0.1);
+  p.set_it_power_watts(1.0 / 3.0);
+  p.set_facility_power_watts(45.9e6);
+  p.set_pue(1e15);
+  std::string out;
+  ASSERT_TRUE(PrintJsonFast(p, false, &out));
+  EXPECT_NE(out.find("\"gpu_power_watts\":0.1,"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"it_power_watts\":0.33333333333333331,"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"facility_power_watts\":45900000,"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"pue\":1e+15,"), std::string::npos) << out;
+  ExpectSameAsProtobuf(p);
+}
+
+TEST(JsonFast, DeclinesWhatItCannotTakeWithCertainty) {
+  PlanRequest r;
+  // Each of these is left to protobuf's parser (which accepts some and refuses others).
+  for (const char* json : {
+           "",                                        // empty
+           "{\"name\": \"a\", \"name\": \"b\"}",      // a repeated key
+           "{\"name\": null}",                        // null
+           "{\"name\": \"caf\\u00e9\"}",              // an escape
+           "{\"name\": \"caf\xc3\xa9\"}",             // non-ASCII
+           "{\"nme\": \"a\"}",                        // an unknown field
+           "{\"constraints\": {\"max_gpus\": 1e3}}",  // an integer with an exponent
+           "{\"constraints\": {\"max_gpus\": \"1e3\"}}",
+           "{\"constraints\": {\"max_gpus\": -1}}",        // negative into unsigned
+           "{\"constraints\": {\"max_gpus\": 012}}",       // a leading zero
+           "{\"site\": {\"pue\": \"1.2\"}}",               // a quoted double
+           "{\"site\": {\"pue\": 1e999}}",                 // out of range
+           "{\"site\": {\"pue\": -0}}",                    // protobuf reads -0 as +0
+           "{\"site\": {\"pue\": 12345678901234567890}}",  // a long integer
+           "{\"constraints\": {\"objective\": 2}}",        // an enum by number
+           "{\"efficiency\": {\"constant\": {\"mfu\": 0.3}, \"log_linear\": {}}}",  // two oneof
+                                                                                    // members
+           "{\"name\": \"a\"} x",                                                   // trailing text
+           "{\"name\": \"a\",}",  // a trailing comma
+           "\xef\xbb\xbf{}",      // a byte-order mark
+       }) {
+    EXPECT_FALSE(ParseJsonFast(json, &r)) << json;
+  }
+  // What it takes: lowerCamelCase names and NaN / Infinity strings, as protobuf does.
+  ASSERT_TRUE(
+      ParseJsonFast("{\"schemaVersion\": \"SCHEMA_VERSION_1\", \"site\": {\"pue\": \"Infinity\"}, "
+                    "\"constraints\": {\"max_gpus\": \"32768\", \"powerCapWatts\": 5e7}}",
+                    &r));
+  EXPECT_EQ(r.schema_version(), SCHEMA_VERSION_1);
+  EXPECT_TRUE(std::isinf(r.site().pue()));
+  EXPECT_EQ(r.constraints().max_gpus(), 32768u);
+  EXPECT_EQ(r.constraints().power_cap_watts(), 5e7);
+}
+
+}  // namespace
+}  // namespace dcplan

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""The page of `dcplan serve` in headless Chromium, driven over the DevTools protocol.
+
+Starts `dcplan serve --port=0` (loopback, an ephemeral port) and Debian's chromium with
+--remote-debugging-pipe (fd 3: commands to the browser, fd 4: its answers; JSON messages ended by a
+NUL byte), loads the page and checks what it SHOWS (the innerText of its elements):
+
+  1. seed preset, the cluster-size slider moved to 32,768 GPUs as a user moves it (its value set and
+     an `input` event dispatched): 32.77 EFLOP/s peak, 32.0% MFU, 10.49 EFLOP/s realized, 45.9 MW;
+  2. "what fits", preset h100-dgx, power cap 50 MW: the GPU count equals `dcplan fit --preset=h100-dgx
+     --power=50MW --format=json` (counts.gpu_count), formatted with thousands separators;
+  3. a PUE of 0.9 typed into the PUE field: the inline error shows the server's message (site.pue);
+  4. no console error or exception, and every resource the page loaded came from the server's origin.
+
+Also: the slider moves by the arrow key, the display follows the latest of several inputs, the page
+fits 1366x768 without scrolling, the request the page shows solves to the same plan with `dcplan fit
+--request`, and "download plan" saves that Plan.
+
+Writes the seed/32,768 screen (1366x768) to $TEST_UNDECLARED_OUTPUTS_DIR/serve.png (in
+bazel-testlogs/tests/serve_browser_test/test.outputs/outputs.zip): examples/serve/screenshot.png is
+one such run's. Every wait is bounded; dcplan serve and chromium are always stopped.
+
+Usage: serve_browser_test.py DCPLAN [CHROMIUM]
+"""
+
+import base64
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+DEADLINE = time.monotonic() + 100  # the whole test, well under Bazel's medium timeout
+FAILURES = []
+
+
+def log(*args):
+    print(*args, flush=True)
+
+
+def check(name, ok, detail=''):
+    log(('PASS ' if ok else 'FAIL ') + name + (': ' + detail if detail else ''))
+    if not ok:
+        FAILURES.append(name)
+
+
+def remaining(limit):
+    return max(0.1, min(limit, DEADLINE - time.monotonic()))
+
+
+class Browser:
+    """Chromium over --remote-debugging-pipe: one page target in flat session mode."""
+
+    def __init__(self, chromium, profile):
+        to_child_r, self.to_child = os.pipe()    # we write commands; chromium reads fd 3
+        self.from_child, from_child_w = os.pipe()  # chromium writes fd 4; we read answers
+
+        def child_fds():
+            # Via fresh descriptors first, so neither end is overwritten by the other's dup2 (and
+            # dup2 to itself, which would keep close-on-exec, never happens).
+            read_end, write_end = os.dup(to_child_r), os.dup(from_child_w)
+            os.dup2(read_end, 3)  # inheritable
+            os.dup2(write_end, 4)
+            os.setsid()  # its own process group, so the whole tree is killed at the end
+
+        args = [
+            chromium, '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+            '--remote-debugging-pipe', '--user-data-dir=' + profile, '--window-size=1366,768',
+            '--no-first-run', '--no-default-browser-check', '--disable-extensions',
+            '--disable-background-networking', '--disable-component-update', '--disable-sync',
+            '--metrics-recording-only', '--disable-default-apps', '--mute-audio',
+            '--hide-scrollbars', '--force-device-scale-factor=1', '--lang=en-US', 'about:blank'
+        ]
+        # close_fds=False: the fds the child made at 3 and 4 must survive; every other descriptor of
+        # this process is close-on-exec (Python's default).
+        self.proc = subprocess.Popen(args, close_fds=False, preexec_fn=child_fds,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(profile, 'chromium.log'), 'wb'))
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self.buffer = b''
+        self.next_id = 0
+        self.events = []
+        self.session = None
+
+    def _read_message(self, timeout):
+        end = time.monotonic() + timeout
+        while b'\0' not in self.buffer:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError('no answer from chromium')
+            ready, _, _ = select.select([self.from_child], [], [], left)
+            if ready:
+                chunk = os.read(self.from_child, 1 << 20)
+                if not chunk:
+                    raise EOFError('chromium closed its pipe')
+                self.buffer += chunk
+        message, self.buffer = self.buffer.split(b'\0', 1)
+        return json.loads(message)
+
+    def send(self, method, params=None, session=True, timeout=15):
+        self.next_id += 1
+        message = {'id': self.next_id, 'method': method, 'params': params or {}}
+        if session and self.session:
+            message['sessionId'] = self.session
+        os.write(self.to_child, json.dumps(message).encode() + b'\0')
+        end = time.monotonic() + remaining(timeout)
+        while True:
+            answer = self._read_message(max(0.05, end - time.monotonic()))
+            if answer.get('id') == self.next_id:
+                if 'error' in answer:
+                    raise RuntimeError(method + ': ' + json.dumps(answer['error']))
+                return answer.get('result', {})
+            if 'method' in answer:
+                self.events.append(answer)
+
+    def drain_events(self):
+        try:
+            while True:
+                ready, _, _ = select.select([self.from_child], [], [], 0)
+                if not ready and b'\0' not in self.buffer:
+                    return
+                self.events.append(self._read_message(0.5))
+        except (TimeoutError, EOFError):
+            return
+
+    def open_page(self):
+        target = self.send('Target.createTarget', {'url': 'about:blank'}, session=False)
+        attached = self.send('Target.attachToTarget', {'targetId': target['targetId'], 'flatten': True},
+                             session=False)
+        self.session = attached['sessionId']
+        self.send('Page.enable')
+        self.send('Runtime.enable')
+        self.send('Log.enable')
+        self.send('Network.enable')
+        self.send('Emulation.setDeviceMetricsOverride',
+                  {'width': 1366, 'height': 768, 'deviceScaleFactor': 1, 'mobile': False})
+
+    def evaluate(self, expression, timeout=10):
+        result = self.send('Runtime.evaluate', {
+            'expression': expression, 'returnByValue': True, 'awaitPromise': True
+        }, timeout=timeout)
+        if 'exceptionDetails' in result:
+            raise RuntimeError('page threw: ' + json.dumps(result['exceptionDetails'])[:500])
+        return result['result'].get('value')
+
+    def wait_for(self, expression, timeout=10):
+        """Polls `expression` until it is truthy; returns its last value."""
+        end = time.monotonic() + remaining(timeout)
+        value = None
+        while time.monotonic() < end:
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError:  # e.g. the context went away while the page navigated
+                value = None
+            if value:
+                return value
+            time.sleep(0.05)
+        return value
+
+    def close(self):
+        try:
+            if self.proc.poll() is None:
+                try:
+                    os.write(self.to_child, json.dumps({'id': 999999, 'method': 'Browser.close'}).encode() + b'\0')
+                    self.proc.wait(timeout=5)
+                except Exception:
+                    pass
+        finally:
+            if self.proc.poll() is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait(timeout=5)
+            for fd in (self.to_child, self.from_child):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def start_server(dcplan):
+    proc = subprocess.Popen([dcplan, 'serve', '--port=0'], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    ready, _, _ = select.select([proc.stdout], [], [], 15)
+    line = proc.stdout.readline().decode() if ready else ''
+    prefix = 'dcplan: serving on '
+    if not line.startswith(prefix):
+        proc.kill()
+        raise RuntimeError('dcplan serve did not start: %r' % line)
+    return proc, line[len(prefix):].strip()
+
+
+def stop_server(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+    return proc.returncode
+
+
+def text(browser, element_id):
+    return browser.evaluate('(document.getElementById(%s) || {}).innerText || ""' % json.dumps(element_id))
+
+
+# Sets an input's value and dispatches the `input` event, as a user dragging or typing does.
+def set_input(browser, element_id, value):
+    browser.evaluate('''(() => {
+      const e = document.getElementById(%s);
+      e.value = %s;
+      e.dispatchEvent(new Event('input', {bubbles: true}));
+    })()''' % (json.dumps(element_id), json.dumps(str(value))))
+
+
+def select_option(browser, element_id, value):
+    browser.evaluate('''(() => {
+      const e = document.getElementById(%s);
+      e.value = %s;
+      e.dispatchEvent(new Event('change', {bubbles: true}));
+    })()''' % (json.dumps(element_id), json.dumps(value)))
+
+
+def click(browser, element_id):
+    browser.evaluate('document.getElementById(%s).click()' % json.dumps(element_id))
+
+
+def wait_texts(browser, expected, timeout=10):
+    """Waits until every element id shows its expected text; returns what they show."""
+    expression = 'JSON.stringify(Object.fromEntries(%s.map(id => [id, (document.getElementById(id) || {}).innerText || ""])))' % json.dumps(list(expected))
+    end = time.monotonic() + remaining(timeout)
+    shown = {}
+    while time.monotonic() < end:
+        shown = json.loads(browser.evaluate(expression))
+        if all(shown.get(k) == v for k, v in expected.items()):
+            break
+        time.sleep(0.05)
+    return shown
+
+
+def main():
+    # Bazel's timeout (and the wrapper's) send SIGTERM: unwind, so `finally` stops both processes.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit('killed by SIGTERM'))
+    dcplan = os.path.abspath(sys.argv[1])
+    chromium = sys.argv[2] if len(sys.argv) > 2 else '/usr/bin/chromium'
+    tmp = os.environ.get('TEST_TMPDIR') or tempfile.mkdtemp()
+    outputs = os.environ.get('TEST_UNDECLARED_OUTPUTS_DIR') or tmp
+    profile = tempfile.mkdtemp(prefix='chromium-', dir=tmp)
+
+    # What `dcplan fit` says for h100-dgx under 50 MW at the facility meter (assertion 2).
+    fit = subprocess.run([dcplan, 'fit', '--preset=h100-dgx', '--power=50MW', '--format=json'],
+                         capture_output=True, timeout=30, check=True)
+    fit_gpus = int(json.loads(fit.stdout)['counts']['gpu_count'])
+    fit_gpus_text = '{:,}'.format(fit_gpus)
+
+    server, url = start_server(dcplan)
+    origin = url.rstrip('/')
+    log('server at', url)
+    browser = None
+    try:
+        browser = Browser(chromium, profile)
+        browser.send('Browser.getVersion', session=False)
+        browser.open_page()
+        browser.send('Page.navigate', {'url': url})
+        ready = browser.wait_for('document.body && document.body.dataset.ready === "true"', timeout=15)
+        check('the page loads and lists the presets', bool(ready))
+        presets = browser.evaluate('[...document.querySelectorAll("#preset option")].map(o => o.value)')
+        check('preset picker holds every preset, seed first shown',
+              'seed' in (presets or []) and 'h100-dgx' in (presets or []) and
+              browser.evaluate('document.getElementById("preset").value') == 'seed', str(presets))
+
+        # 1. The chapter's widget: the seed at 32,768 GPUs. The slider counts doublings, so 32,768 is
+        # 15. Expected values, from the chapter's seed formula: 1 PFLOP/s and 1.4 kW per GPU, MFU =
+        # 0.62 - 0.02 log2(G): 32,768 GPUs -> 32.77 EFLOP/s peak, 0.62 - 0.30 = 32.0% MFU,
+        # 32.768 EF x 0.32 = 10.49 EFLOP/s realized, 32,768 x 1.4 kW = 45.9 MW (PUE 1.00).
+        set_input(browser, 'gpus-slider', '1')   # somewhere else first, so the display must change
+        wait_texts(browser, {'gpus': '2'})
+        set_input(browser, 'gpus-slider', '15')
+        expected = {'gpus': '32,768', 'peak': '32.77 EFLOP/s', 'mfu': '32.0%',
+                    'realized': '10.49 EFLOP/s', 'it-power': '45.9 MW'}
+        shown = wait_texts(browser, expected)
+        for key, value in expected.items():
+            check('seed at 32,768 GPUs shows %s %s' % (key, value), shown.get(key) == value,
+                  'shows %r' % shown.get(key))
+        facility = text(browser, 'facility-power')
+        check('seed facility power 45.9 MW (PUE 1.00)', facility == '45.9 MW', repr(facility))
+        check('the slider is labelled for assistive tech',
+              browser.evaluate('document.getElementById("gpus-slider").labels.length') >= 1 and
+              browser.evaluate('document.getElementById("gpus-slider").getAttribute("aria-valuetext")') == '32,768 GPUs')
+        # The chart has drawn its series and its marker at the slider.
+        chart = browser.wait_for('document.querySelectorAll("#chart path.line").length >= 5 && '
+                                 'document.querySelector("#chart .marker-label") && '
+                                 'document.querySelector("#chart .marker-label").textContent')
+        check('the chart draws five series and a marker at 32,768 GPUs', chart == '32,768 GPUs', repr(chart))
+        # The numeric input follows the slider; typing a size moves it back.
+        check('numeric size input follows the slider',
+              browser.evaluate('document.getElementById("gpus-input").value') == '32768')
+        shot = browser.send('Page.captureScreenshot', {'format': 'png'}, timeout=20)
+        with open(os.path.join(outputs, 'serve.png'), 'wb') as f:
+            f.write(base64.b64decode(shot['data']))
+        overflow = browser.evaluate('document.documentElement.scrollHeight <= window.innerHeight + 1 && '
+                                    'document.documentElement.scrollWidth <= window.innerWidth + 1')
+        check('the page fits 1366x768 without scrolling', bool(overflow))
+
+        # The slider is keyboard-operable: one step right is 1/16 of a doubling more,
+        # round(2^(15 + 1/16)) = 34,219 GPUs.
+        browser.evaluate('document.getElementById("gpus-slider").focus()')
+        for kind in ('rawKeyDown', 'keyUp'):
+            browser.send('Input.dispatchKeyEvent', {'type': kind, 'key': 'ArrowRight', 'code': 'ArrowRight',
+                                                    'windowsVirtualKeyCode': 39, 'nativeVirtualKeyCode': 39})
+        shown = wait_texts(browser, {'gpus': '34,219'})
+        check('the arrow key moves the slider and re-solves', shown.get('gpus') == '34,219', repr(shown))
+
+        # Stale answers are dropped: many sizes in a row, the display ends on the last one.
+        for g in ['3', '70', '1000', '123456', '4096']:
+            set_input(browser, 'gpus-input', g)
+        shown = wait_texts(browser, {'gpus': '4,096'})
+        check('the display follows the latest input', shown.get('gpus') == '4,096', repr(shown))
+
+        # 2. What fits: h100-dgx under 50 MW at the facility meter, as `dcplan fit` solves it.
+        click(browser, 'mode-fits')
+        select_option(browser, 'preset', 'h100-dgx')
+        browser.wait_for('document.getElementById("pue-input").value === "1.44"')
+        set_input(browser, 'power-input', '50')
+        shown = wait_texts(browser, {'gpus': fit_gpus_text, 'binding': 'facility power cap'})
+        check('what fits at 50 MW on h100-dgx shows dcplan fit\'s %s GPUs' % fit_gpus_text,
+              shown.get('gpus') == fit_gpus_text, 'shows %r' % shown.get('gpus'))
+        check('the binding cap is named in words', shown.get('binding') == 'facility power cap',
+              repr(shown.get('binding')))
+        headroom = text(browser, 'headroom')
+        check('headroom under the facility power cap', headroom.startswith('facility power '), repr(headroom))
+        facility = text(browser, 'facility-power')
+        check('facility power under the cap', facility == '50.0 MW', repr(facility))
+
+        # The request the page shows ("copy as request") reproduces the plan with `dcplan fit`.
+        request_text = browser.evaluate('document.getElementById("request-json").value')
+        request_file = os.path.join(tmp, 'request.json')
+        with open(request_file, 'w') as f:
+            f.write(request_text or '')
+        again = subprocess.run([dcplan, 'fit', '--request=' + request_file, '--format=json'],
+                               capture_output=True, timeout=30)
+        again_gpus = json.loads(again.stdout)['counts']['gpu_count'] if again.returncode == 0 else None
+        check('the page\'s request solves to the same plan with dcplan fit --request',
+              again_gpus == str(fit_gpus), 'gpu_count %r, %s' % (again_gpus, again.stderr.decode()[:200]))
+        # "download plan" saves the Plan on display.
+        downloads = os.path.join(tmp, 'downloads')
+        os.makedirs(downloads, exist_ok=True)
+        browser.send('Browser.setDownloadBehavior', {'behavior': 'allow', 'downloadPath': downloads},
+                     session=False)
+        click(browser, 'download-plan')
+        saved = os.path.join(downloads, 'h100-dgx-plan.json')
+        end = time.monotonic() + remaining(10)
+        while time.monotonic() < end and not os.path.exists(saved):
+            time.sleep(0.05)
+        try:
+            with open(saved) as f:
+                downloaded = json.load(f)
+        except (OSError, ValueError) as e:
+            downloaded = {'error': str(e)}
+        check('download plan saves the Plan on display',
+              downloaded.get('counts', {}).get('gpu_count') == str(fit_gpus) and
+              downloaded.get('binding_constraint') == 'BINDING_CONSTRAINT_FACILITY_POWER',
+              json.dumps(downloaded)[:200])
+        click(browser, 'copy-request')
+        status = browser.wait_for('document.getElementById("copy-status").innerText', timeout=5)
+        check('copy as request answers (copied, or the text selected)', bool(status), repr(status))
+
+        # 3. An invalid PUE typed into its field: the server's message, inline.
+        browser.drain_events()
+        bad_pue_from = len(browser.events)
+        set_input(browser, 'pue-input', '0.9')
+        error = browser.wait_for('document.getElementById("error").innerText.includes("site.pue") && '
+                                 'document.getElementById("error").innerText')
+        check('PUE 0.9 shows the server\'s error inline', bool(error) and 'site.pue must be >= 1.0, got 0.9' in error,
+              repr(error))
+        set_input(browser, 'pue-input', '1.44')
+        cleared = browser.wait_for('document.getElementById("error").innerText === ""')
+        check('a valid PUE clears the error', bool(cleared))
+        browser.drain_events()
+        bad_pue_to = len(browser.events)
+
+        # 4. Nothing but the server's origin, and no console errors.
+        urls = browser.evaluate('[location.href, ...performance.getEntriesByType("resource").map(e => e.name)]')
+        outside = [u for u in urls if not u.startswith(origin + '/')]
+        check('every resource comes from the server (%d URLs)' % len(urls), not outside, str(outside))
+        browser.drain_events()
+        problems = []
+        for index, event in enumerate(browser.events):
+            method, params = event.get('method'), event.get('params', {})
+            if method == 'Runtime.exceptionThrown':
+                problems.append(json.dumps(params)[:300])
+            elif method == 'Runtime.consoleAPICalled' and params.get('type') in ('error', 'assert'):
+                problems.append(json.dumps(params)[:300])
+            elif method == 'Log.entryAdded' and params.get('entry', {}).get('level') == 'error':
+                entry = params['entry']
+                # The PUE check above got 400s on purpose (the plan and the chart's scale); chromium
+                # logs every 4xx fetch.
+                if (bad_pue_from <= index < bad_pue_to and entry.get('url', '').startswith(origin + '/v1/')
+                        and 'status of 400' in entry.get('text', '')):
+                    continue
+                problems.append(json.dumps(entry)[:300])
+            elif method == 'Network.requestWillBeSent':
+                request_url = params.get('request', {}).get('url', '')
+                if not (request_url.startswith(origin + '/') or request_url.startswith('data:')
+                        or request_url.startswith('blob:') or request_url == 'about:blank'):
+                    problems.append('request outside the origin: ' + request_url)
+            elif method == 'Network.loadingFailed':
+                problems.append('failed request: ' + json.dumps(params)[:300])
+        check('no console errors, exceptions or outside requests', not problems, '\n  '.join(problems))
+    finally:
+        if browser:
+            browser.close()
+        code = stop_server(server)
+        check('dcplan serve stops on SIGTERM with status 0', code == 0, 'status %s' % code)
+
+    if FAILURES:
+        log('%d check(s) failed' % len(FAILURES))
+        return 1
+    log('all checks passed')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
