@@ -19,6 +19,11 @@ constexpr int64_t kMaxVirtualStages = 8;
 // Context-parallel degrees searched: powers of two up to this (Llama 3 trains 131,072-token
 // sequences with cp 16). A larger fixed cp is evaluated as given.
 constexpr int64_t kMaxSearchedCp = 32;
+// Context parallelism is searched only for sequences this long or longer: below it the activations
+// of one sequence fit a tensor-parallel group and splitting it only adds ring traffic (Llama 3 ran
+// 8,192-token sequences with cp 1 and 131,072 with cp 16). A cp given by the workload is always
+// evaluated.
+constexpr int64_t kMinSeqLenForCp = 16384;
 
 // Data-parallel degrees tried per (tp, pp): the largest, and smaller ones down to 1/16 of it.
 constexpr int kMaxDpCandidates = 16;
@@ -174,7 +179,9 @@ absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const Tra
       continue;
     }
     const int64_t cp_first = w.fixed_cp > 0 ? w.fixed_cp : 1;
-    const int64_t cp_last = w.fixed_cp > 0 ? w.fixed_cp : (cp_follows ? 1 : kMaxSearchedCp);
+    const int64_t cp_last =
+        w.fixed_cp > 0 ? w.fixed_cp
+                       : (cp_follows || w.seq_len < kMinSeqLenForCp ? 1 : kMaxSearchedCp);
     for (int64_t cp = cp_first; cp <= cp_last && tp * cp <= gpus; cp *= 2) {
       if (w.seq_len % cp != 0) continue;
       const int64_t tpc = tp * cp;

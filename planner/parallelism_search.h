@@ -8,13 +8,16 @@
 //
 // The space:
 //   - tp: 1 .. scale-up domain size, dividing heads and ffn_hidden (and kv_heads, or a multiple);
+//   - cp: powers of two up to 32 dividing seq_len, for sequences of 16,384 tokens or more (1 below);
 //   - pp: 1 .. min(layers, G / tp), beyond 128 only the divisors of layers and the powers of two;
 //   - dp: floor(G / (tp pp)) capped at the global batch in sequences, and a few smaller degrees
 //     down to 1/16 of it (powers of two, divisors of the batch): GPUs left over idle and still
 //     count in MFU, so idling pays only when the batch is too small to keep the cluster busy;
-//   - recompute: none, selective (only without flash attention, where it differs from none), full;
-//   - virtual stages: 1 .. 8 with pp x v <= layers (1 when pp is 1), v > 1 only with at least pp
-//     micro-batches;
+//   - recompute: none, selective (only without flash attention, and from the 2022 software on),
+//     partial (the fewest layers per stage that fit), full;
+//   - virtual stages: 1 .. 8 with pp x v <= layers + 2 when pp > 2 (the first and last chunk may hold
+//     only the embedding or the output layer), pp x v <= layers otherwise, 1 when pp is 1; v > 1
+//     only with at least pp micro-batches;
 //   - micro-batch: 1, 2, 4, ... up to the sequences per data-parallel replica; the loop stops at
 //     the first micro-batch that does not fit (memory grows with it).
 // Each configuration costs one O(1) evaluation and nothing is allocated in the loop (the batch's

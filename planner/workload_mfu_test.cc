@@ -75,9 +75,13 @@ TEST(SolvePlan, UsesTheWorkloadForMfuAndReportsTheTraining) {
   // The plan's MFU is the workload's at the solved size, not the seed curve's.
   EXPECT_DOUBLE_EQ(plan->compute().mfu(), t.mfu());
   EXPECT_THAT(plan->compute().efficiency_model(), HasSubstr("workload gpt3"));
-  // Time to train = tokens / (tokens per second).
+  // Time to train = tokens / (tokens per second x goodput): wall time, interruptions included; the
+  // plan carries goodput like `train` (0 < goodput < 1 with the default failure model).
   ASSERT_TRUE(t.has_time_to_train_seconds());
-  EXPECT_NEAR(t.time_to_train_seconds(), 300e9 / t.tokens_per_second(), 1e-6);
+  EXPECT_GT(t.goodput(), 0.0);
+  EXPECT_LT(t.goodput(), 1.0);
+  EXPECT_NEAR(t.time_to_train_seconds(), 300e9 / (t.tokens_per_second() * t.goodput()), 1e-6);
+  EXPECT_DOUBLE_EQ(t.effective_mfu(), t.mfu() * t.goodput());
   // tokens per second = batch x seq / step.
   EXPECT_NEAR(t.tokens_per_second(), 1536.0 * 2048 / t.step_time_seconds(), 1e-6);
   // realized = GPUs x peak x MFU.
