@@ -154,6 +154,38 @@ absl::Status CheckFixed(const WorkloadModel& w, const TrainingHardware& hw, int6
 
 }  // namespace
 
+int64_t LargestUsefulGpus(const WorkloadModel& w, const TrainingHardware& hw, std::string* why) {
+  int64_t tp = w.fixed_tp;
+  if (tp == 0) {
+    for (int64_t t = 1; t <= hw.scale_up_gpus; ++t) {
+      if (w.heads % t == 0 && w.ffn_hidden % t == 0 &&
+          (w.kv_heads % t == 0 || t % w.kv_heads == 0)) {
+        tp = t;
+      }
+    }
+  }
+  tp = std::max<int64_t>(tp, 1);
+  int64_t cp = w.fixed_cp;
+  if (cp == 0) {
+    cp = 1;
+    if (w.seq_len >= kMinSeqLenForCp) {
+      while (cp * 2 <= kMaxSearchedCp && w.seq_len % (cp * 2) == 0) cp *= 2;
+    }
+  }
+  const int64_t pp = w.fixed_pp > 0 ? w.fixed_pp : w.layers;
+  const int64_t dp = w.global_batch;  // the cluster sets dp: a fixed dp does not limit it
+  // In floating point: the product may pass int64.
+  const double g = static_cast<double>(tp) * static_cast<double>(cp) * static_cast<double>(pp) *
+                   static_cast<double>(dp);
+  if (why != nullptr) {
+    *why = absl::StrFormat(
+        "at most tp %d x cp %d x pp %d (%s) x dp %d (the global batch of %d sequences, one per "
+        "replica) GPUs can be busy",
+        tp, cp, pp, w.fixed_pp > 0 ? "as given" : "one layer per stage", dp, w.global_batch);
+  }
+  return g >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(g);
+}
+
 absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const TrainingHardware& hw,
                                                int64_t gpus) {
   if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "planner/workload_model.h"
@@ -43,6 +44,14 @@ struct SearchResult {
   int64_t feasible = 0;   // of which fit in memory (and the network)
   bool searched = false;  // false when the workload fixed every field
 };
+
+// The most GPUs any configuration of `workload` can keep busy on this hardware: the largest tensor-
+// parallel degree the heads and the scale-up domain allow x the largest context-parallel degree
+// searched x one pipeline stage per layer x one data-parallel replica per sequence of the batch
+// (the workload's fixed degrees in their place). Beyond it GPUs can only idle: realized compute is
+// flat. `why` (when not null) names what limits it.
+int64_t LargestUsefulGpus(const WorkloadModel& workload, const TrainingHardware& hardware,
+                          std::string* why);
 
 // The fastest feasible configuration of `workload` on `gpus` GPUs (>= 1).
 // Errors (naming fields):

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "absl/status/status.h"
 #include "planner/status_macros.h"
@@ -93,6 +94,9 @@ TrainingPlan ToTrainingPlan(const WorkloadModel& w, const TrainingHardware& hw,
   m->set_activations_bytes(InBytes(e.activations));
   m->set_total_bytes(InBytes(e.memory));
   m->set_usable_bytes(InBytes(e.memory_usable));
+  std::string why;
+  t.set_largest_useful_gpus(static_cast<uint64_t>(LargestUsefulGpus(w, hw, &why)));
+  t.set_largest_useful_reason(why);
   const Goodput g = EstimateGoodput(w.reliability, c.Gpus(), hw.gpus_per_server, w.params);
   const double goodput = units::InFraction(g.goodput);
   t.set_goodput(goodput);

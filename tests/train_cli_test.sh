@@ -96,6 +96,16 @@ expect_error "cp must divide the sequence" "workload.parallelism.cp 3 must divid
 expect_error "bad software" "--software: expected megatron_2021, megatron_2022 or current" \
   train --gpus=8 "${SHAPE[@]}" --software=2019
 
+# --- A job too small for its cluster (issue 10): 4 layers, 1 head, 4 sequences: at most 1 x 1 x 4 x 4 =
+# 16 GPUs can be busy. train says so; fit with the compute objective stops at 16 GPUs.
+TINY=(--layers=4 --hidden=512 --heads=1 --vocab=1000 --seq_len=2048 --global_batch=4)
+"$DCPLAN" train --preset=h100-dgx --gpus=64 "${TINY[@]}" > "$TMP/tiny.txt"
+grep -q "too large     the job can use at most 16 GPUs: .*dp 4 (the global batch of 4 sequences" "$TMP/tiny.txt" \
+  && pass "train says the largest useful size" || fail "tiny table: $(cat "$TMP/tiny.txt")"
+"$DCPLAN" fit --preset=h100-dgx --power=1MW --objective=compute "${TINY[@]}" --format=json > "$TMP/tiny.json"
+check "fit stops at 16 GPUs" 16 "$(json_get "$TMP/tiny.json" "int(p['counts']['gpu_count'])")"
+check "fit says diminishing returns" BINDING_CONSTRAINT_DIMINISHING_RETURNS "$(json_get "$TMP/tiny.json" "p['binding_constraint']")"
+
 # The table for people.
 "$DCPLAN" train --gpus=8192 "${SHAPE[@]}" --train_tokens=15T > "$TMP/train.txt"
 grep -q "MFU" "$TMP/train.txt" && pass "table shows MFU" || fail "table: $(cat "$TMP/train.txt")"

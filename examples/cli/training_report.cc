@@ -44,6 +44,11 @@ std::string TrainingTable(const TrainingPlan& t) {
       &s, "training: ", t.workload().empty() ? "(unnamed)" : t.workload(), " on ",
       units::FormatCount(t.gpu_count()), " GPUs",
       t.idle_gpus() ? absl::StrCat(" (", units::FormatCount(t.idle_gpus()), " idle)") : "", "\n");
+  if (t.largest_useful_gpus() > 0 && t.gpu_count() > t.largest_useful_gpus()) {
+    absl::StrAppend(&s, "  too large     the job can use at most ",
+                    units::FormatCount(t.largest_useful_gpus()), " GPUs: ",
+                    t.largest_useful_reason(), "\n");
+  }
   absl::StrAppendFormat(
       &s,
       "  parallelism   tp %d x cp %d x pp %d x dp %d, micro-batch %d, %d virtual "
