@@ -211,9 +211,9 @@ absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const Tra
       continue;
     }
     const int64_t cp_first = w.fixed_cp > 0 ? w.fixed_cp : 1;
-    const int64_t cp_last =
-        w.fixed_cp > 0 ? w.fixed_cp
-                       : (cp_follows || w.seq_len < kMinSeqLenForCp ? 1 : kMaxSearchedCp);
+    const int64_t cp_last = w.fixed_cp > 0
+                                ? w.fixed_cp
+                                : (cp_follows || w.seq_len < kMinSeqLenForCp ? 1 : kMaxSearchedCp);
     for (int64_t cp = cp_first; cp <= cp_last && tp * cp <= gpus; cp *= 2) {
       if (w.seq_len % cp != 0) continue;
       const int64_t tpc = tp * cp;

@@ -25,7 +25,8 @@ Power PowerCapUse(const Model& m, const ClusterEval& e) {
   return m.caps.power_cap_at == POWER_CAP_AT_IT ? e.it_power : e.facility_power;
 }
 
-// Largest server count allowed by `limit` when each server adds at least `per_server`; `inf` for none.
+// Largest server count allowed by `limit` when each server adds at least `per_server`; `inf` for
+// none.
 double ServersWithin(double limit, double per_server) {
   if (per_server <= 0) return std::numeric_limits<double>::infinity();
   return std::floor(limit / per_server);

@@ -46,8 +46,8 @@ std::string TrainingTable(const TrainingPlan& t) {
       t.idle_gpus() ? absl::StrCat(" (", units::FormatCount(t.idle_gpus()), " idle)") : "", "\n");
   if (t.largest_useful_gpus() > 0 && t.gpu_count() > t.largest_useful_gpus()) {
     absl::StrAppend(&s, "  too large     the job can use at most ",
-                    units::FormatCount(t.largest_useful_gpus()), " GPUs: ",
-                    t.largest_useful_reason(), "\n");
+                    units::FormatCount(t.largest_useful_gpus()),
+                    " GPUs: ", t.largest_useful_reason(), "\n");
   }
   absl::StrAppendFormat(
       &s,
