@@ -15,6 +15,7 @@
 // few percent of their steps).
 //
 // Relative paths are taken from the workspace when run with `bazel run`.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -43,6 +44,92 @@ std::string FromWorkspace(const std::string& path) {
   return absl::StrCat(ws, "/", path);
 }
 
+// Prints the fit of `runs` (one GPU type) as a calibration block, every run's error in sample and
+// left out, and where each run's step goes.
+int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) {
+  std::vector<dcplan::MeasuredRun> fit_runs, checks;
+  for (const dcplan::MeasuredRun& r : dcplan::RunsOnGpu(all, gpu)) {
+    (dcplan::IsCheckOnlyRun(r) ? checks : fit_runs).push_back(r);
+  }
+  if (fit_runs.empty()) return 0;
+  const dcplan::FitBounds bounds = dcplan::BoundsForGpu(gpu);
+  auto fit = dcplan::FitCalibration(fit_runs, dcplan::EfficiencyCalibration(), bounds);
+  if (!fit.ok()) {
+    std::cerr << "calibrate_efficiency: " << fit.status().message() << "\n";
+    return 1;
+  }
+  auto loo = dcplan::LeaveOneOut(fit_runs, dcplan::EfficiencyCalibration(), bounds);
+  if (!loo.ok()) {
+    std::cerr << "calibrate_efficiency: " << loo.status().message() << "\n";
+    return 1;
+  }
+  const dcplan::EfficiencyCalibration& c = fit->calibration;
+  std::cout << absl::StrFormat(
+      "# %s: fitted to %d runs: RMS error %.2f MFU points, worst %.2f; leave-one-out RMS %.2f, "
+      "worst %.2f.\n"
+      "calibration {\n"
+      "  kernel_efficiency: %.3f\n"
+      "  gemm_knee_flops_per_byte: %.3f\n"
+      "  scale_up_bandwidth_efficiency: %.3f\n"
+      "  scale_out_bandwidth_efficiency: %.3f\n"
+      "  memory_bound_factor: %.3f\n"
+      "}\n",
+      gpu, fit_runs.size(), fit->rms_points, fit->max_abs_points, loo->rms_points,
+      loo->max_abs_points, c.kernel_efficiency(), c.gemm_knee_flops_per_byte(),
+      c.scale_up_bandwidth_efficiency(), c.scale_out_bandwidth_efficiency(),
+      c.memory_bound_factor());
+  // The constants' spread over the leave-one-out folds.
+  auto spread = [&](double (dcplan::EfficiencyCalibration::*get)() const) {
+    double lo = 1e300, hi = -1e300;
+    for (const dcplan::EfficiencyCalibration& f : loo->folds) {
+      lo = std::min(lo, (f.*get)());
+      hi = std::max(hi, (f.*get)());
+    }
+    return absl::StrFormat("%.3f..%.3f", lo, hi);
+  };
+  std::cout << absl::StrFormat(
+      "# leave-one-out range: kernel_efficiency %s, gemm_knee_flops_per_byte %s, "
+      "scale_up_bandwidth_efficiency %s, scale_out_bandwidth_efficiency %s, memory_bound_factor "
+      "%s\n",
+      spread(&dcplan::EfficiencyCalibration::kernel_efficiency),
+      spread(&dcplan::EfficiencyCalibration::gemm_knee_flops_per_byte),
+      spread(&dcplan::EfficiencyCalibration::scale_up_bandwidth_efficiency),
+      spread(&dcplan::EfficiencyCalibration::scale_out_bandwidth_efficiency),
+      spread(&dcplan::EfficiencyCalibration::memory_bound_factor));
+  std::cout << absl::StrFormat("%-20s %5s %6s %12s %6s %6s %6s %6s | %5s %5s %5s %5s %5s %5s %5s\n",
+                               "source", "gpus", "params", "tp/cp/pp/dp", "pub", "model", "error",
+                               "l-o-o", "comp", "mem", "tp", "cp", "p2p", "bubbl", "dp");
+  std::vector<dcplan::MeasuredRun> rows = fit_runs;
+  rows.insert(rows.end(), checks.begin(), checks.end());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const dcplan::MeasuredRun& r = rows[i];
+    auto e = dcplan::PredictRun(r, c);
+    if (!e.ok()) {
+      std::cout << r.source << " " << r.gpus << ": " << e.status().message() << "\n";
+      continue;
+    }
+    const double step = dcplan::units::InSeconds(e->step);
+    auto share = [&](dcplan::units::Time t) { return 100.0 * dcplan::units::InSeconds(t) / step; };
+    const dcplan::Parallelism& p = r.workload.parallelism();
+    const double err = 100 * (dcplan::units::InFraction(e->mfu) - r.published_mfu);
+    const std::string left_out =
+        i < fit_runs.size() ? absl::StrFormat("%+6.1f", loo->error_points[i]) : " check";
+    auto chosen = dcplan::PredictRunConfig(r, c);
+    std::cout << absl::StrFormat(
+        "%-20s %5d %5.0fB %12s %5.1f%% %5.1f%% %+6.1f %6s | %4.0f%% %4.0f%% %4.0f%% %4.0f%% "
+        "%4.0f%% "
+        "%4.0f%% %4.0f%% | %s\n",
+        r.source, r.gpus, dcplan::ParamsFromShape(r.workload) / 1e9,
+        absl::StrCat(p.tp(), "/", p.cp(), "/", p.pp(), "/", p.dp()), 100 * r.published_mfu,
+        100 * dcplan::units::InFraction(e->mfu), err, left_out, share(e->compute),
+        share(e->memory_bound), share(e->tensor_parallel), share(e->context_parallel),
+        share(e->pipeline_p2p), share(e->pipeline_bubble), share(e->data_parallel_exposed),
+        chosen.ok() ? dcplan::DescribeConfig(*chosen) : "");
+  }
+  std::cout << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,41 +140,13 @@ int main(int argc, char** argv) {
     std::cerr << "calibrate_efficiency: " << runs.status().message() << "\n";
     return 1;
   }
-  auto fit = dcplan::FitCalibration(*runs, dcplan::EfficiencyCalibration());
-  if (!fit.ok()) {
-    std::cerr << "calibrate_efficiency: " << fit.status().message() << "\n";
-    return 1;
+  std::vector<std::string> gpus;
+  for (const dcplan::MeasuredRun& r : *runs) {
+    const std::string& g = r.hardware.accelerator().name();
+    if (std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
   }
-  const dcplan::EfficiencyCalibration& c = fit->calibration;
-  std::cout << absl::StrFormat(
-      "# Fitted to %d runs: RMS error %.2f MFU points, worst %.2f.\n"
-      "calibration {\n"
-      "  kernel_efficiency: %.3f\n"
-      "  scale_up_bandwidth_efficiency: %.3f\n"
-      "  scale_out_bandwidth_efficiency: %.3f\n"
-      "  memory_bound_factor: %.3f\n"
-      "}\n\n",
-      runs->size(), fit->rms_points, fit->max_abs_points, c.kernel_efficiency(),
-      c.scale_up_bandwidth_efficiency(), c.scale_out_bandwidth_efficiency(),
-      c.memory_bound_factor());
-  std::cout << absl::StrFormat("%-17s %5s %6s %9s %6s %6s %6s | %5s %5s %5s %5s %5s %5s\n",
-                               "source", "gpus", "params", "tp/pp/dp", "pub", "model", "error",
-                               "comp", "mem", "tp", "p2p", "bubbl", "dp");
-  for (size_t i = 0; i < runs->size(); ++i) {
-    const dcplan::MeasuredRun& r = (*runs)[i];
-    auto e = dcplan::PredictRun(r, c);
-    if (!e.ok()) continue;
-    const double step = dcplan::units::InSeconds(e->step);
-    auto share = [&](dcplan::units::Time t) { return 100.0 * dcplan::units::InSeconds(t) / step; };
-    const dcplan::Parallelism& p = r.workload.parallelism();
-    std::cout << absl::StrFormat(
-        "%-17s %5d %5.0fB %9s %5.1f%% %5.1f%% %+6.1f | %4.0f%% %4.0f%% %4.0f%% %4.0f%% %4.0f%% "
-        "%4.0f%%\n",
-        r.source, r.gpus, dcplan::ParamsFromShape(r.workload) / 1e9,
-        absl::StrCat(p.tp(), "/", p.pp(), "/", p.dp()), 100 * r.published_mfu,
-        100 * dcplan::units::InFraction(e->mfu), fit->error_points[i], share(e->compute),
-        share(e->memory_bound), share(e->tensor_parallel), share(e->pipeline_p2p),
-        share(e->pipeline_bubble), share(e->data_parallel_exposed));
+  for (const std::string& g : gpus) {
+    if (int rc = Report(g, *runs); rc != 0) return rc;
   }
   return 0;
 }

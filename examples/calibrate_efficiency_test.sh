@@ -8,12 +8,16 @@ out=$("$BIN" --csv="$DATA/measured_training_runs.csv" --setup="$DATA/measured_tr
 rc=$?
 failures=0
 [[ $rc -eq 0 ]] || { echo "FAIL: exit $rc"; failures=$((failures + 1)); }
-for want in "calibration {" "kernel_efficiency: 0.645" "scale_up_bandwidth_efficiency: 0.950" \
-    "scale_out_bandwidth_efficiency: 0.500" "memory_bound_factor: 0.907" "Fitted to 14 runs"; do
+for want in "calibration {" "kernel_efficiency: 0.726" "gemm_knee_flops_per_byte: 156.000" \
+    "scale_up_bandwidth_efficiency: 0.793" "scale_out_bandwidth_efficiency: 0.500" \
+    "memory_bound_factor: 0.513" "A100-80GB: fitted to 14 runs" "H100-SXM5: fitted to 8 runs" \
+    "kernel_efficiency: 0.611" "gemm_knee_flops_per_byte: 295.343" "leave-one-out range"; do
   if [[ "$out" == *"$want"* ]]; then echo "PASS: $want"; else echo "FAIL: no [$want]"; failures=$((failures + 1)); fi
 done
 rows=$(echo "$out" | grep -c -E "^(narayanan2021_t1|mtnlg2022|bloom2022) ")
-[[ $rows -eq 14 ]] && echo "PASS: 14 rows" || { echo "FAIL: $rows rows"; failures=$((failures + 1)); }
+[[ $rows -eq 14 ]] && echo "PASS: 14 A100 rows" || { echo "FAIL: $rows A100 rows"; failures=$((failures + 1)); }
+rows=$(echo "$out" | grep -c -E "^(llama3_2024|llama3_2024_131k|nemotron4_340b_2024|nemotron4_15b_2024) ")
+[[ $rows -eq 9 ]] && echo "PASS: 9 H100 rows" || { echo "FAIL: $rows H100 rows"; failures=$((failures + 1)); }
 err=$("$BIN" --csv=/nonexistent.csv 2>&1 >/dev/null); rc=$?
 if [[ $rc -ne 0 && "$err" == *"cannot read /nonexistent.csv"* ]]; then echo "PASS: missing file"; else
   echo "FAIL: missing file: rc=$rc [$err]"; failures=$((failures + 1)); fi

@@ -109,10 +109,23 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 absl::StatusOr<Recompute> ParseRecompute(const Row& row) {
   DCPLAN_ASSIGN_OR_RETURN(std::string s, row.Text("recompute"));
+  if (s == "searched") return RECOMPUTE_UNSPECIFIED;  // not published: the least that fits
   if (s == "none") return RECOMPUTE_NONE;
   if (s == "selective") return RECOMPUTE_SELECTIVE;
   if (s == "full") return RECOMPUTE_FULL;
-  return row.Error("recompute", absl::StrCat("expected none, selective or full, got \"", s, "\""));
+  if (s == "partial") return RECOMPUTE_PARTIAL;
+  return row.Error("recompute",
+                   absl::StrCat("expected none, selective, full or searched, got \"", s, "\""));
+}
+
+absl::StatusOr<SoftwareGeneration> ParseGeneration(const Row& row) {
+  DCPLAN_ASSIGN_OR_RETURN(std::string s, row.Text("software"));
+  if (s == "megatron_2021") return SOFTWARE_MEGATRON_2021;
+  if (s == "megatron_2022") return SOFTWARE_MEGATRON_2022;
+  if (s == "current") return SOFTWARE_CURRENT;
+  return row.Error(
+      "software",
+      absl::StrCat("expected megatron_2021, megatron_2022 or current, got \"", s, "\""));
 }
 
 // The setup row's fields go into the run's workload and hardware.
@@ -124,7 +137,18 @@ absl::Status ApplySetup(const Row& row, MeasuredRun* run) {
   p->set_virtual_stages(virtual_stages);
   DCPLAN_ASSIGN_OR_RETURN(Recompute recompute, ParseRecompute(row));
   p->set_recompute(recompute);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t cp, row.Count("cp"));
+  p->set_cp(cp);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t kv_heads, row.Count("kv_heads"));
+  run->workload.set_kv_heads(kv_heads);
+  DCPLAN_ASSIGN_OR_RETURN(uint32_t ffn_hidden, row.Count("ffn_hidden"));
+  run->workload.set_ffn_hidden(ffn_hidden);
+  DCPLAN_ASSIGN_OR_RETURN(bool gated, row.Bool("gated_mlp"));
+  run->workload.set_gated_mlp(gated);
+  DCPLAN_ASSIGN_OR_RETURN(run->compute_units, row.Count("compute_units"));
   Framework* f = run->workload.mutable_framework();
+  DCPLAN_ASSIGN_OR_RETURN(SoftwareGeneration generation, ParseGeneration(row));
+  f->set_generation(generation);
   DCPLAN_ASSIGN_OR_RETURN(bool flash, row.Bool("flash_attention"));
   f->set_flash_attention(flash);
   DCPLAN_ASSIGN_OR_RETURN(bool sp, row.Bool("sequence_parallel"));
@@ -198,6 +222,25 @@ absl::StatusOr<MeasuredRun> ParseRun(const Row& row) {
 
 }  // namespace
 
+FitBounds BoundsForGpu(absl::string_view gpu) {
+  FitBounds b;
+  if (gpu == "H100-SXM5") {
+    b.lower[2] = b.upper[2] = 0.8;
+    b.lower[3] = b.upper[3] = 0.8;
+  }
+  return b;
+}
+
+bool IsCheckOnlyRun(const MeasuredRun& run) { return run.source == "llama3_2024_131k"; }
+
+std::vector<MeasuredRun> RunsOnGpu(const std::vector<MeasuredRun>& runs, absl::string_view gpu) {
+  std::vector<MeasuredRun> out;
+  for (const MeasuredRun& r : runs) {
+    if (r.hardware.accelerator().name() == gpu) out.push_back(r);
+  }
+  return out;
+}
+
 double ModelOverMegatronRecomputeFlops(const Workload& w) {
   const double s = w.seq_len(), h = w.hidden(), l = w.layers(), v = w.vocab();
   const double model = 6.0 * ParamsFromShape(w) + 12.0 * l * s * h;
@@ -257,14 +300,29 @@ absl::StatusOr<std::vector<MeasuredRun>> ReadMeasuredRuns(const std::string& run
   return ParseMeasuredRuns(runs, setup);
 }
 
-absl::StatusOr<StepEstimate> PredictRun(const MeasuredRun& run,
-                                        const EfficiencyCalibration& calibration) {
+namespace {
+absl::StatusOr<SearchResult> SearchRun(const MeasuredRun& run,
+                                       const EfficiencyCalibration& calibration) {
   DCPLAN_ASSIGN_OR_RETURN(WorkloadModel w, BuildWorkloadModel(run.workload));
   Hardware hardware = run.hardware;
   *hardware.mutable_calibration() = calibration;
+  // The SM count is a fact of the run's GPU, not a fitted constant.
+  hardware.mutable_calibration()->set_compute_units(run.compute_units);
   const TrainingHardware hw = BuildTrainingHardware(hardware);
-  DCPLAN_ASSIGN_OR_RETURN(SearchResult r, SearchParallelism(w, hw, run.gpus));
+  return SearchParallelism(w, hw, run.gpus);
+}
+}  // namespace
+
+absl::StatusOr<StepEstimate> PredictRun(const MeasuredRun& run,
+                                        const EfficiencyCalibration& calibration) {
+  DCPLAN_ASSIGN_OR_RETURN(SearchResult r, SearchRun(run, calibration));
   return r.estimate;
+}
+
+absl::StatusOr<ParallelConfig> PredictRunConfig(const MeasuredRun& run,
+                                                const EfficiencyCalibration& calibration) {
+  DCPLAN_ASSIGN_OR_RETURN(SearchResult r, SearchRun(run, calibration));
+  return r.config;
 }
 
 std::vector<double> MinimizeInBox(const std::function<double(const std::vector<double>&)>& f,
@@ -365,37 +423,92 @@ absl::StatusOr<FitResult> ScoreCalibration(const std::vector<MeasuredRun>& runs,
 absl::StatusOr<FitResult> FitCalibration(const std::vector<MeasuredRun>& runs,
                                          const EfficiencyCalibration& base,
                                          const FitBounds& bounds) {
-  auto with = [&](const std::vector<double>& x) {
+  // The constants in FitBounds order, from `base` (or the defaults) for the held ones.
+  const CalibrationModel b = BuildCalibration(base);
+  const std::vector<double> held = {units::InFraction(b.kernel_efficiency),
+                                    units::InFlopsPerByte(b.gemm_knee),
+                                    units::InFraction(b.scale_up_bandwidth_efficiency),
+                                    units::InFraction(b.scale_out_bandwidth_efficiency),
+                                    units::InFraction(b.memory_bound_factor)};
+  // The knee is at most the runs' HBM ridge point, peak / HBM bandwidth: a multiply is never more
+  // memory-bound than one streaming its operands from HBM once (on-chip reuse only lowers it).
+  FitBounds b2 = bounds;
+  for (const MeasuredRun& run : runs) {
+    const double ridge = run.hardware.accelerator().peak_flops_per_second() /
+                         run.hardware.accelerator().hbm_bandwidth_bytes_per_second();
+    if (ridge > 0 && b2.lower[1] < b2.upper[1]) b2.upper[1] = std::min(b2.upper[1], ridge);
+  }
+  b2.upper[1] = std::max(b2.upper[1], b2.lower[1]);
+  std::vector<size_t> free;
+  for (size_t i = 0; i < held.size(); ++i) {
+    if (b2.lower[i] < b2.upper[i]) free.push_back(i);
+  }
+  auto with = [&](const std::vector<double>& y) {
+    std::vector<double> x = held;
+    for (size_t i = 0; i < held.size(); ++i) {
+      if (b2.lower[i] == b2.upper[i]) x[i] = b2.lower[i];
+    }
+    for (size_t j = 0; j < free.size(); ++j) x[free[j]] = y[j];
     EfficiencyCalibration c = base;
     c.set_kernel_efficiency(x[0]);
-    c.set_scale_up_bandwidth_efficiency(x[1]);
-    c.set_scale_out_bandwidth_efficiency(x[2]);
-    c.set_memory_bound_factor(x[3]);
+    c.set_gemm_knee_flops_per_byte(x[1]);
+    c.set_scale_up_bandwidth_efficiency(x[2]);
+    c.set_scale_out_bandwidth_efficiency(x[3]);
+    c.set_memory_bound_factor(x[4]);
     return c;
   };
+  auto pick = [&](const std::vector<double>& full) {
+    std::vector<double> y;
+    for (size_t i : free) y.push_back(full[i]);
+    return y;
+  };
   // Fails early (not inside the minimizer) when a run cannot be predicted at all.
-  DCPLAN_RETURN_IF_ERROR(ScoreCalibration(runs, with({0.6, 0.8, 0.8, 1.0})).status());
-  auto objective = [&](const std::vector<double>& x) {
-    absl::StatusOr<FitResult> s = ScoreCalibration(runs, with(x));
+  DCPLAN_RETURN_IF_ERROR(ScoreCalibration(runs, with(pick({0.7, 100, 0.8, 0.8, 1.0}))).status());
+  if (free.empty()) return ScoreCalibration(runs, with({}));
+  auto objective = [&](const std::vector<double>& y) {
+    absl::StatusOr<FitResult> s = ScoreCalibration(runs, with(y));
     return s.ok() ? s->rms_points : 1e9;  // a calibration under which a run no longer fits
   };
   // A few starts across the box; Nelder-Mead from each; the best wins.
   const std::vector<std::vector<double>> starts = {
-      {0.6, 0.8, 0.8, 1.0}, {0.7, 0.9, 0.6, 0.8}, {0.5, 0.7, 0.9, 1.5}};
-  const std::vector<double> step = {0.05, 0.1, 0.1, 0.3};
-  std::vector<double> best_x;
+      {0.7, 100, 0.8, 0.8, 1.0}, {0.8, 300, 0.9, 0.6, 0.8}, {0.6, 30, 0.7, 0.9, 1.5}};
+  const std::vector<double> step = pick({0.05, 50, 0.1, 0.1, 0.3});
+  const std::vector<double> lower = pick(b2.lower), upper = pick(b2.upper);
+  std::vector<double> best_y;
   double best = 0;
   for (const std::vector<double>& s : starts) {
-    std::vector<double> x = MinimizeInBox(objective, s, step, bounds.lower, bounds.upper, 400);
+    std::vector<double> y = MinimizeInBox(objective, pick(s), step, lower, upper, 300);
     // Restart once from the result: Nelder-Mead's simplex can collapse early.
-    x = MinimizeInBox(objective, x, step, bounds.lower, bounds.upper, 400);
-    const double v = objective(x);
-    if (best_x.empty() || v < best) {
+    y = MinimizeInBox(objective, y, step, lower, upper, 300);
+    const double v = objective(y);
+    if (best_y.empty() || v < best) {
       best = v;
-      best_x = x;
+      best_y = y;
     }
   }
-  return ScoreCalibration(runs, with(best_x));
+  return ScoreCalibration(runs, with(best_y));
+}
+
+absl::StatusOr<FitResult> LeaveOneOut(const std::vector<MeasuredRun>& runs,
+                                      const EfficiencyCalibration& base, const FitBounds& bounds) {
+  if (runs.size() < 2) return absl::InvalidArgumentError("leave-one-out needs at least two runs");
+  FitResult r;
+  double sum = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    std::vector<MeasuredRun> others;
+    for (size_t j = 0; j < runs.size(); ++j) {
+      if (j != i) others.push_back(runs[j]);
+    }
+    DCPLAN_ASSIGN_OR_RETURN(FitResult fit, FitCalibration(others, base, bounds));
+    DCPLAN_ASSIGN_OR_RETURN(FitResult one, ScoreCalibration({runs[i]}, fit.calibration));
+    const double err = one.error_points[0];
+    r.folds.push_back(fit.calibration);
+    r.error_points.push_back(err);
+    sum += err * err;
+    r.max_abs_points = std::max(r.max_abs_points, std::abs(err));
+  }
+  r.rms_points = std::sqrt(sum / static_cast<double>(runs.size()));
+  return r;
 }
 
 }  // namespace dcplan

@@ -44,7 +44,15 @@ struct MeasuredRun {
   double reported_flops_per_gpu = 0;  // FLOP/s per GPU, as the source reports it
   std::string flops_convention;       // "megatron_recompute" or "model"
   double published_mfu = 0;           // the reported rate as MFU in the PaLM convention
+  uint32_t compute_units = 0;         // the GPU's SMs, for wave quantization (a hardware fact)
 };
+
+// A run printed beside the fit but not fitted: Llama 3's 131,072-token row, whose attention FLOP
+// convention Meta does not state (at that length attention is over half of the PaLM count).
+bool IsCheckOnlyRun(const MeasuredRun& run);
+
+// The runs on one GPU type (the runs file's gpu column, e.g. "A100-80GB", "H100-SXM5").
+std::vector<MeasuredRun> RunsOnGpu(const std::vector<MeasuredRun>& runs, absl::string_view gpu);
 
 // Model (PaLM) FLOPs per token of a GPT-shaped workload over Megatron's recompute-counting FLOPs
 // per token, 96 l h^2 (1 + s/(6h) + V/(16 l h)): the factor that turns a "megatron_recompute" rate
@@ -70,6 +78,11 @@ absl::StatusOr<std::vector<MeasuredRun>> ReadMeasuredRuns(const std::string& run
 absl::StatusOr<StepEstimate> PredictRun(const MeasuredRun& run,
                                         const EfficiencyCalibration& calibration);
 
+// The configuration PredictRun evaluates: the published one, with what the run leaves unpublished
+// (0 fields: micro-batch, interleaving, recomputation) searched.
+absl::StatusOr<ParallelConfig> PredictRunConfig(const MeasuredRun& run,
+                                                const EfficiencyCalibration& calibration);
+
 // Minimizes `f` over the box [lower, upper] by Nelder-Mead from `start` with initial simplex steps
 // `step` (points outside the box are clamped to it before `f` sees them), for `iterations`
 // iterations. Returns the best point found.
@@ -84,21 +97,42 @@ struct FitResult {
   std::vector<double> error_points;  // predicted - published MFU, in points, per run
   double rms_points = 0;
   double max_abs_points = 0;
+  // LeaveOneOut only: the constants fitted without each run, in run order (their spread is the
+  // constants' uncertainty).
+  std::vector<EfficiencyCalibration> folds;
 };
 
-// The bounds the fit keeps to, with their reasons (calibration.cc):
-// kernel_efficiency [0.3, 0.95], scale-up and scale-out bandwidth efficiency [0.5, 0.95],
-// memory_bound_factor [0.25, 4].
+// The fitted constants, in this order: kernel_efficiency (the ceiling of the multiplies' efficiency
+// curve), gemm_knee_flops_per_byte (its knee), scale_up_bandwidth_efficiency,
+// scale_out_bandwidth_efficiency, memory_bound_factor. The bounds the fit keeps to, with their
+// reasons: the ceiling in [0.3, 1] (a fraction of peak); the knee in [0, 1000] FLOP/B (0 = a
+// constant efficiency; the HBM ridge points are 156 (A100) and 295 (H100) FLOP/B, and on-chip reuse
+// puts the real knee below them); link efficiencies in [0.5, 0.95] (NCCL never reaches line rate
+// and rarely falls below half of it on large messages); memory_bound_factor in [0.25, 4]. A
+// constant whose lower and upper bound are equal is held there (not fitted).
 struct FitBounds {
-  std::vector<double> lower = {0.3, 0.5, 0.5, 0.25};
-  std::vector<double> upper = {0.95, 0.95, 0.95, 4.0};
+  std::vector<double> lower = {0.3, 0.0, 0.5, 0.5, 0.25};
+  std::vector<double> upper = {1.0, 1000.0, 0.95, 0.95, 4.0};
 };
 
-// Fits kernel_efficiency, scale_up_bandwidth_efficiency, scale_out_bandwidth_efficiency and
-// memory_bound_factor to `runs` (least squares in MFU points); the other fields of `base` are kept.
+// The bounds used per GPU type. A100 (14 runs): every constant fitted. H100 (8 runs): the ceiling,
+// the knee and the memory-bound factor fitted; the link efficiencies held at 0.8 (NCCL's measured
+// all-reduce bus bandwidth on DGX H100 is ~360 of 450 GB/s per direction over NVLink and ~40 of
+// 50 GB/s over 400G NDR InfiniBand: nccl-tests figures NVIDIA publishes for DGX H100), since 8 rows
+// cannot pin five constants (the leave-one-out error says so).
+FitBounds BoundsForGpu(absl::string_view gpu);
+
+// Fits the constants of FitBounds to `runs` (least squares in MFU points) from `base` (which also
+// supplies the held constants and the fields the fit leaves alone).
 absl::StatusOr<FitResult> FitCalibration(const std::vector<MeasuredRun>& runs,
                                          const EfficiencyCalibration& base,
                                          const FitBounds& bounds = FitBounds());
+
+// Leave-one-out: for each run, the fit to all the others, scored on it. error_points[i] is run i's
+// error under the fit without it; rms_points and max_abs_points summarize them.
+absl::StatusOr<FitResult> LeaveOneOut(const std::vector<MeasuredRun>& runs,
+                                      const EfficiencyCalibration& base,
+                                      const FitBounds& bounds = FitBounds());
 
 // The errors of `calibration` on `runs`, as FitCalibration reports them.
 absl::StatusOr<FitResult> ScoreCalibration(const std::vector<MeasuredRun>& runs,

@@ -57,8 +57,10 @@ constexpr char kSetupCsv[] =
     "source,gpus,micro_batch,virtual_stages,recompute,flash_attention,sequence_parallel,"
     "distributed_optimizer,overlap_gradient_sync,pipeline_scatter_gather,balance_pipeline_stages,"
     "precision_bytes,gradient_bytes,hbm_bytes,hbm_bytes_per_second,scale_up_gpus,"
-    "scale_up_bytes_per_second,scale_out_bits_per_second_per_gpu\n"
-    "paper,64,16,1,full,false,false,false,true,true,false,2,2,80e9,2.0e12,8,300e9,200e9\n";
+    "scale_up_bytes_per_second,scale_out_bits_per_second_per_gpu,software,kv_heads,ffn_hidden,"
+    "gated_mlp,cp,compute_units\n"
+    "paper,64,16,1,full,false,false,false,true,true,false,2,2,80e9,2.0e12,8,300e9,200e9,"
+    "megatron_2021,0,0,false,1,108\n";
 
 TEST(ParseMeasuredRuns, JoinsTheRunAndItsSetup) {
   const auto runs = ParseMeasuredRuns(kRunsCsv, kSetupCsv);
@@ -73,6 +75,9 @@ TEST(ParseMeasuredRuns, JoinsTheRunAndItsSetup) {
   EXPECT_EQ(r.workload.parallelism().dp(), 32u);
   EXPECT_EQ(r.workload.parallelism().micro_batch(), 16u);
   EXPECT_EQ(r.workload.parallelism().recompute(), RECOMPUTE_FULL);
+  EXPECT_EQ(r.workload.parallelism().cp(), 1u);
+  EXPECT_EQ(r.workload.framework().generation(), SOFTWARE_MEGATRON_2021);
+  EXPECT_EQ(r.compute_units, 108u);
   EXPECT_FALSE(r.workload.framework().flash_attention());
   EXPECT_DOUBLE_EQ(r.hardware.accelerator().peak_flops_per_second(), 312e12);
   EXPECT_DOUBLE_EQ(r.hardware.network().port_bits_per_second(), 200e9);
@@ -131,6 +136,19 @@ TEST(FitCalibration, RecoversRunsMadeWithAKnownCalibration) {
   ASSERT_THAT(fit.status(), IsOk());
   EXPECT_LT(fit->rms_points, 0.1);
   EXPECT_EQ(fit->error_points.size(), 4u);
+  // Left out one at a time, each run is still predicted by the fit to the other three (the model
+  // made them), and every fold's constants are recorded.
+  const auto loo = LeaveOneOut(runs, EfficiencyCalibration());
+  ASSERT_THAT(loo.status(), IsOk());
+  EXPECT_EQ(loo->folds.size(), 4u);
+  EXPECT_LT(loo->max_abs_points, 0.5);
+  // Held constants stay where the bounds hold them.
+  const auto held = FitCalibration(runs, EfficiencyCalibration(), BoundsForGpu("H100-SXM5"));
+  ASSERT_THAT(held.status(), IsOk());
+  EXPECT_DOUBLE_EQ(held->calibration.scale_up_bandwidth_efficiency(), 0.8);
+  EXPECT_DOUBLE_EQ(held->calibration.scale_out_bandwidth_efficiency(), 0.8);
+  // The knee never passes the HBM ridge point: 312e12 / 2e12 = 156 FLOP/B here.
+  EXPECT_LE(fit->calibration.gemm_knee_flops_per_byte(), 156.0);
 }
 
 }  // namespace

@@ -16,6 +16,14 @@ namespace {
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 constexpr int64_t kMaxVirtualStages = 8;
+// Context-parallel degrees searched: powers of two up to this (Llama 3 trains 131,072-token
+// sequences with cp 16). A larger fixed cp is evaluated as given.
+constexpr int64_t kMaxSearchedCp = 32;
+// Context parallelism is searched only for sequences this long or longer: below it the activations
+// of one sequence fit a tensor-parallel group and splitting it only adds ring traffic (Llama 3 ran
+// 8,192-token sequences with cp 1 and 131,072 with cp 16). A cp given by the workload is always
+// evaluated.
+constexpr int64_t kMinSeqLenForCp = 16384;
 
 // Data-parallel degrees tried per (tp, pp): the largest, and smaller ones down to 1/16 of it.
 constexpr int kMaxDpCandidates = 16;
@@ -96,11 +104,18 @@ absl::Status CheckFixed(const WorkloadModel& w, const TrainingHardware& hw, int6
     return absl::InvalidArgumentError(absl::StrFormat(
         "workload.parallelism.pp %d must be at most workload.layers (%d)", w.fixed_pp, w.layers));
   }
-  if (w.fixed_pp > 0 && w.fixed_virtual_stages > 0 &&
-      w.fixed_pp * w.fixed_virtual_stages > w.layers) {
+  if (w.fixed_pp > 1 && w.fixed_virtual_stages > MaxVirtualStages(w.layers, w.fixed_pp)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "workload.parallelism: pp x virtual_stages = %d x %d must be at most workload.layers (%d)",
-        w.fixed_pp, w.fixed_virtual_stages, w.layers));
+        "workload.parallelism: pp x virtual_stages = %d x %d must be at most workload.layers "
+        "(%d)%s",
+        w.fixed_pp, w.fixed_virtual_stages, w.layers,
+        w.fixed_pp > 2 ? " + 2 (the first and last chunk may hold only the embedding or the output "
+                         "layer)"
+                       : ""));
+  }
+  if (w.fixed_cp > 0 && w.seq_len % w.fixed_cp != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "workload.parallelism.cp %d must divide workload.seq_len (%d)", w.fixed_cp, w.seq_len));
   }
   if (w.fixed_pp == 1 && w.fixed_virtual_stages > 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -116,26 +131,60 @@ absl::Status CheckFixed(const WorkloadModel& w, const TrainingHardware& hw, int6
   const int64_t tp = std::max<int64_t>(w.fixed_tp, 1);
   const int64_t pp = std::max<int64_t>(w.fixed_pp, 1);
   const int64_t dp = std::max<int64_t>(w.fixed_dp, 1);
+  const int64_t cp = std::max<int64_t>(w.fixed_cp, 1);
   // In floating point: the fixed degrees may multiply past int64 before they are compared.
-  const double product =
-      static_cast<double>(tp) * static_cast<double>(pp) * static_cast<double>(dp);
+  const double product = static_cast<double>(tp) * static_cast<double>(cp) *
+                         static_cast<double>(pp) * static_cast<double>(dp);
+  // cp left unset counts as 1 when tp, pp and dp are all fixed: the product then leaves no room.
   if (w.fixed_tp > 0 && w.fixed_pp > 0 && w.fixed_dp > 0) {
     if (product != static_cast<double>(gpus)) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "workload.parallelism: tp x pp x dp = %d x %d x %d = %.0f must equal the GPU count %d",
-          tp, pp, dp, product, gpus));
+          "workload.parallelism: tp x cp x pp x dp = %d x %d x %d x %d = %.0f must equal the GPU "
+          "count %d",
+          tp, cp, pp, dp, product, gpus));
     }
   } else if (product > static_cast<double>(gpus)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("workload.parallelism: the fixed degrees (tp %d, pp %d, dp %d) need %.0f "
-                        "GPUs, more than the "
-                        "cluster's %d",
-                        tp, pp, dp, product, gpus));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "workload.parallelism: the fixed degrees (tp %d, cp %d, pp %d, dp %d) need %.0f GPUs, more "
+        "than the cluster's %d",
+        tp, cp, pp, dp, product, gpus));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
+
+int64_t LargestUsefulGpus(const WorkloadModel& w, const TrainingHardware& hw, std::string* why) {
+  int64_t tp = w.fixed_tp;
+  if (tp == 0) {
+    for (int64_t t = 1; t <= hw.scale_up_gpus; ++t) {
+      if (w.heads % t == 0 && w.ffn_hidden % t == 0 &&
+          (w.kv_heads % t == 0 || t % w.kv_heads == 0)) {
+        tp = t;
+      }
+    }
+  }
+  tp = std::max<int64_t>(tp, 1);
+  int64_t cp = w.fixed_cp;
+  if (cp == 0) {
+    cp = 1;
+    if (w.seq_len >= kMinSeqLenForCp) {
+      while (cp * 2 <= kMaxSearchedCp && w.seq_len % (cp * 2) == 0) cp *= 2;
+    }
+  }
+  const int64_t pp = w.fixed_pp > 0 ? w.fixed_pp : w.layers;
+  const int64_t dp = w.global_batch;  // the cluster sets dp: a fixed dp does not limit it
+  // In floating point: the product may pass int64.
+  const double g = static_cast<double>(tp) * static_cast<double>(cp) * static_cast<double>(pp) *
+                   static_cast<double>(dp);
+  if (why != nullptr) {
+    *why = absl::StrFormat(
+        "at most tp %d x cp %d x pp %d (%s) x dp %d (the global batch of %d sequences, one per "
+        "replica) GPUs can be busy",
+        tp, cp, pp, w.fixed_pp > 0 ? "as given" : "one layer per stage", dp, w.global_batch);
+  }
+  return g >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(g);
+}
 
 absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const TrainingHardware& hw,
                                                int64_t gpus) {
@@ -149,71 +198,89 @@ absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const Tra
   units::Data usable = units::Bytes(0.0);
   int64_t no_fabric = 0;
 
-  static constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL};
+  static constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
+                                              RECOMPUTE_PARTIAL, RECOMPUTE_FULL};
   const std::vector<int64_t> batch_divisors = Divisors(w.global_batch);
   const int64_t tp_max = std::min<int64_t>(hw.scale_up_gpus, gpus);
+  // With tp, pp and dp fixed, cp is what the GPU count leaves (1 when the product is the count).
+  const bool cp_follows = w.fixed_cp == 0 && w.fixed_tp > 0 && w.fixed_pp > 0 && w.fixed_dp > 0;
   for (int64_t tp = 1; tp <= tp_max; ++tp) {
     if (w.fixed_tp > 0 ? tp != w.fixed_tp
                        : (w.heads % tp != 0 || w.ffn_hidden % tp != 0 ||
                           (w.kv_heads % tp != 0 && tp % w.kv_heads != 0))) {
       continue;
     }
-    const int64_t pp_max = std::min<int64_t>(w.layers, gpus / tp);
-    for (int64_t pp = 1; pp <= pp_max; ++pp) {
-      if (w.fixed_pp > 0 ? pp != w.fixed_pp : !IsPipelineCandidate(pp, w.layers)) continue;
-      if (w.fixed_dp > gpus / (tp * pp)) continue;
-      // Data-parallel degrees: the most the cluster and the batch allow, and a few smaller ones
-      // that leave GPUs idle on purpose (powers of two and divisors of the batch, down to 1/16 of
-      // it): with a small batch on a big cluster, fewer replicas with more micro-batches each can
-      // beat a pipeline that is mostly bubble.
-      const int64_t dp_max = std::min<int64_t>(gpus / (tp * pp), w.global_batch);
-      if (dp_max < 1) continue;
-      std::array<int64_t, kMaxDpCandidates> dps;
-      const int n_dp =
-          w.fixed_dp > 0 ? (dps[0] = w.fixed_dp, 1) : DpCandidates(dp_max, batch_divisors, &dps);
-      for (int i_dp = 0; i_dp < n_dp; ++i_dp) {
-        const int64_t dp = dps[i_dp];
-        const int64_t per_rank = CeilDiv(w.global_batch, dp);  // sequences per replica per step
-        for (Recompute r : kRecomputes) {
-          if (w.fixed_recompute != RECOMPUTE_UNSPECIFIED) {
-            if (r != w.fixed_recompute) continue;
-          } else if (r == RECOMPUTE_SELECTIVE && w.flash_attention) {
-            continue;  // flash attention already keeps no scores: selective only adds FLOPs
-          }
-          const int64_t v_max = pp == 1 ? 1 : std::min<int64_t>(kMaxVirtualStages, w.layers / pp);
-          for (int64_t v = 1; v <= v_max; ++v) {
-            if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
-            const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
-            const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
-            for (int64_t b = b_first; b <= b_last; b *= 2) {
-              // Interleaving needs at least pp micro-batches; larger ones only make fewer.
-              if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
-              ParallelConfig c;
-              c.tp = tp;
-              c.pp = pp;
-              c.dp = dp;
-              c.micro_batch = b;
-              c.virtual_stages = v;
-              c.recompute = r;
-              const StepEstimate e = EstimateStep(w, hw, c, gpus);
-              ++best.evaluated;
-              if (!e.Feasible()) {
-                if (e.infeasible == Infeasible::kNoScaleOut) {
-                  ++no_fabric;
-                  continue;
+    const int64_t cp_first = w.fixed_cp > 0 ? w.fixed_cp : 1;
+    const int64_t cp_last = w.fixed_cp > 0
+                                ? w.fixed_cp
+                                : (cp_follows || w.seq_len < kMinSeqLenForCp ? 1 : kMaxSearchedCp);
+    for (int64_t cp = cp_first; cp <= cp_last && tp * cp <= gpus; cp *= 2) {
+      if (w.seq_len % cp != 0) continue;
+      const int64_t tpc = tp * cp;
+      const int64_t pp_max = std::min<int64_t>(w.layers, gpus / tpc);
+      for (int64_t pp = 1; pp <= pp_max; ++pp) {
+        if (w.fixed_pp > 0 ? pp != w.fixed_pp : !IsPipelineCandidate(pp, w.layers)) continue;
+        if (w.fixed_dp > gpus / (tpc * pp)) continue;
+        // Data-parallel degrees: the most the cluster and the batch allow, and a few smaller ones
+        // that leave GPUs idle on purpose (powers of two and divisors of the batch, down to 1/16 of
+        // it): with a small batch on a big cluster, fewer replicas with more micro-batches each can
+        // beat a pipeline that is mostly bubble.
+        const int64_t dp_max = std::min<int64_t>(gpus / (tpc * pp), w.global_batch);
+        if (dp_max < 1) continue;
+        std::array<int64_t, kMaxDpCandidates> dps;
+        const int n_dp =
+            w.fixed_dp > 0 ? (dps[0] = w.fixed_dp, 1) : DpCandidates(dp_max, batch_divisors, &dps);
+        for (int i_dp = 0; i_dp < n_dp; ++i_dp) {
+          const int64_t dp = dps[i_dp];
+          const int64_t per_rank = CeilDiv(w.global_batch, dp);  // sequences per replica per step
+          for (Recompute r : kRecomputes) {
+            if (w.fixed_recompute != RECOMPUTE_UNSPECIFIED) {
+              if (r != w.fixed_recompute) continue;
+            } else if (r == RECOMPUTE_SELECTIVE &&
+                       (w.flash_attention || !w.selective_recompute_available)) {
+              // Flash attention already keeps no scores (selective only adds FLOPs); 2021 software
+              // has no selective recomputation.
+              continue;
+            }
+            const int64_t v_max =
+                w.fixed_virtual_stages > 0
+                    ? w.fixed_virtual_stages
+                    : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+            for (int64_t v = 1; v <= v_max; ++v) {
+              if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
+              const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
+              const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+              for (int64_t b = b_first; b <= b_last; b *= 2) {
+                // Interleaving needs at least pp micro-batches; larger ones only make fewer.
+                if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
+                ParallelConfig c;
+                c.tp = tp;
+                c.pp = pp;
+                c.dp = dp;
+                c.micro_batch = b;
+                c.virtual_stages = v;
+                c.recompute = r;
+                c.cp = cp;
+                const StepEstimate e = EstimateStep(w, hw, c, gpus);
+                ++best.evaluated;
+                if (!e.Feasible()) {
+                  if (e.infeasible == Infeasible::kNoScaleOut) {
+                    ++no_fabric;
+                    continue;
+                  }
+                  if (e.memory < least) {
+                    least = e.memory;
+                    least_config = c;
+                    usable = e.memory_usable;
+                  }
+                  break;  // memory grows with the micro-batch
                 }
-                if (e.memory < least) {
-                  least = e.memory;
-                  least_config = c;
-                  usable = e.memory_usable;
+                ++best.feasible;
+                if (!have || e.step < best.estimate.step) {
+                  have = true;
+                  best.config = c;
+                  best.estimate = e;
                 }
-                break;  // memory grows with the micro-batch
-              }
-              ++best.feasible;
-              if (!have || e.step < best.estimate.step) {
-                have = true;
-                best.config = c;
-                best.estimate = e;
               }
             }
           }

@@ -8,13 +8,16 @@
 //
 // The space:
 //   - tp: 1 .. scale-up domain size, dividing heads and ffn_hidden (and kv_heads, or a multiple);
+//   - cp: powers of two up to 32 dividing seq_len, for sequences of 16,384 tokens or more (1 below);
 //   - pp: 1 .. min(layers, G / tp), beyond 128 only the divisors of layers and the powers of two;
 //   - dp: floor(G / (tp pp)) capped at the global batch in sequences, and a few smaller degrees
 //     down to 1/16 of it (powers of two, divisors of the batch): GPUs left over idle and still
 //     count in MFU, so idling pays only when the batch is too small to keep the cluster busy;
-//   - recompute: none, selective (only without flash attention, where it differs from none), full;
-//   - virtual stages: 1 .. 8 with pp x v <= layers (1 when pp is 1), v > 1 only with at least pp
-//     micro-batches;
+//   - recompute: none, selective (only without flash attention, and from the 2022 software on),
+//     partial (the fewest layers per stage that fit), full;
+//   - virtual stages: 1 .. 8 with pp x v <= layers + 2 when pp > 2 (the first and last chunk may hold
+//     only the embedding or the output layer), pp x v <= layers otherwise, 1 when pp is 1; v > 1
+//     only with at least pp micro-batches;
 //   - micro-batch: 1, 2, 4, ... up to the sequences per data-parallel replica; the loop stops at
 //     the first micro-batch that does not fit (memory grows with it).
 // Each configuration costs one O(1) evaluation and nothing is allocated in the loop (the batch's
@@ -27,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "planner/workload_model.h"
@@ -40,6 +44,14 @@ struct SearchResult {
   int64_t feasible = 0;   // of which fit in memory (and the network)
   bool searched = false;  // false when the workload fixed every field
 };
+
+// The most GPUs any configuration of `workload` can keep busy on this hardware: the largest tensor-
+// parallel degree the heads and the scale-up domain allow x the largest context-parallel degree
+// searched x one pipeline stage per layer x one data-parallel replica per sequence of the batch
+// (the workload's fixed degrees in their place). Beyond it GPUs can only idle: realized compute is
+// flat. `why` (when not null) names what limits it.
+int64_t LargestUsefulGpus(const WorkloadModel& workload, const TrainingHardware& hardware,
+                          std::string* why);
 
 // The fastest feasible configuration of `workload` on `gpus` GPUs (>= 1).
 // Errors (naming fields):

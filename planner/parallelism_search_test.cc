@@ -40,6 +40,15 @@ constexpr char kHardware[] = R"pb(
     port_bits_per_second: 400e9
     switch_radix: 64
   }
+  # The H100 fit (h100-dgx preset).
+  calibration {
+    kernel_efficiency: 0.611
+    gemm_knee_flops_per_byte: 295.3
+    compute_units: 132
+    scale_up_bandwidth_efficiency: 0.8
+    scale_out_bandwidth_efficiency: 0.8
+    memory_bound_factor: 4.0
+  }
 )pb";
 
 // GPT-3 175B, 1536 sequences of 2048.
@@ -70,7 +79,7 @@ TEST(SearchParallelism, FindsAConfigurationThatFitsAndUsesTheCluster) {
   // Weights (2 bytes) and gradients (4) shard only over tp x pp (the optimizer state also over dp):
   // 175e9 x 6 bytes / 72 GB usable = 14.6, so the model must be split at least 15 ways.
   EXPECT_GE(r->config.tp * r->config.pp, 15);
-  // A sane MFU for a big model on H100s with the A100-fitted defaults.
+  // A sane MFU for a big model on H100s with the H100 fit (published 175B-400B H100 runs: 40-43%).
   EXPECT_GT(units::InFraction(r->estimate.mfu), 0.25);
   EXPECT_LT(units::InFraction(r->estimate.mfu), 0.6);
 }
@@ -84,23 +93,26 @@ TEST(SearchParallelism, NoConfigurationBeatsTheOneItReturns) {
   const auto r = SearchParallelism(w, hw, 16);
   ASSERT_THAT(r.status(), IsOk());
   for (int64_t tp : {1, 2, 4, 8}) {
-    for (int64_t pp = 1; pp <= 8; ++pp) {
-      const int64_t dp = 16 / (tp * pp);
-      if (dp < 1) continue;
-      for (int64_t b = 1; b <= 8; ++b) {
-        for (int64_t v = 1; v <= (pp == 1 ? 1 : 8 / pp); ++v) {
-          for (Recompute rc : {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL}) {
-            ParallelConfig c;
-            c.tp = tp;
-            c.pp = pp;
-            c.dp = dp;
-            c.micro_batch = b;
-            c.virtual_stages = v;
-            c.recompute = rc;
-            const StepEstimate e = EstimateStep(w, hw, c, 16);
-            if (!e.Feasible()) continue;
-            EXPECT_GE(units::InSeconds(e.step), units::InSeconds(r->estimate.step) * (1 - 1e-9))
-                << DescribeConfig(c) << " beats " << DescribeConfig(r->config);
+    for (int64_t cp : {1, 2, 4}) {
+      for (int64_t pp = 1; pp <= 8; ++pp) {
+        const int64_t dp = 16 / (tp * cp * pp);
+        if (dp < 1) continue;
+        for (int64_t b = 1; b <= 8; ++b) {
+          for (int64_t v = 1; v <= (pp == 1 ? 1 : 8 / pp); ++v) {
+            for (Recompute rc : {RECOMPUTE_NONE, RECOMPUTE_PARTIAL, RECOMPUTE_FULL}) {
+              ParallelConfig c;
+              c.tp = tp;
+              c.cp = cp;
+              c.pp = pp;
+              c.dp = dp;
+              c.micro_batch = b;
+              c.virtual_stages = v;
+              c.recompute = rc;
+              const StepEstimate e = EstimateStep(w, hw, c, 16);
+              if (!e.Feasible()) continue;
+              EXPECT_GE(units::InSeconds(e.step), units::InSeconds(r->estimate.step) * (1 - 1e-9))
+                  << DescribeConfig(c) << " beats " << DescribeConfig(r->config);
+            }
           }
         }
       }
@@ -131,12 +143,49 @@ TEST(SearchParallelism, EvaluatesAFullyGivenConfigurationOnly) {
   EXPECT_EQ(r->config.virtual_stages, 2);
 }
 
+TEST(SearchParallelism, AcceptsLlama3sPublishedSplitAsGiven) {
+  // Llama 3 405B on 16,384 GPUs: tp 8, pp 16, dp 128, 8 chunks per stage on 126 layers (16 x 8 =
+  // 128 slots: the first and last stage one layer short), micro-batch 1, cp 1 (tp x pp x dp is the
+  // count). Evaluated as given; the recomputation is searched.
+  const auto r = SearchParallelism(
+      Model("layers: 126 hidden: 16384 heads: 128 kv_heads: 8 ffn_hidden: 53248 gated_mlp: true "
+            "vocab: 128256 seq_len: 8192 global_batch_sequences: 2048 "
+            "parallelism { tp: 8 pp: 16 dp: 128 micro_batch: 1 virtual_stages: 8 }"),
+      Hw(), 16384);
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_EQ(r->config.virtual_stages, 8);
+  EXPECT_EQ(r->config.cp, 1);
+  EXPECT_EQ(r->config.Gpus(), 16384);
+  // Published: 41% (400 TFLOP/s per GPU, Dubey et al. 2024 Table 4).
+  EXPECT_NEAR(units::InFraction(r->estimate.mfu), 0.41, 0.03);
+  // One more chunk per stage has no layer to hold: refused, naming the rule.
+  EXPECT_THAT(SearchParallelism(
+                  Model("layers: 126 hidden: 16384 heads: 128 vocab: 128256 seq_len: 8192 "
+                        "global_batch_sequences: 2048 parallelism { pp: 16 virtual_stages: 9 }"),
+                  Hw(), 16384)
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("+ 2")));
+}
+
+TEST(SearchParallelism, SearchesContextParallelismForLongSequences) {
+  // 131,072-token sequences of a 70B-class model on 512 GPUs: one sequence's activations do not
+  // fit on a tp x pp group without splitting the sequence, so the search picks cp > 1, and the
+  // chosen cp divides the sequence.
+  const auto r = SearchParallelism(
+      Model("layers: 80 hidden: 8192 heads: 64 kv_heads: 8 ffn_hidden: 28672 gated_mlp: true "
+            "vocab: 128256 seq_len: 131072 global_batch_sequences: 32"),
+      Hw(), 512);
+  ASSERT_THAT(r.status(), IsOk());
+  EXPECT_GT(r->config.cp, 1);
+  EXPECT_EQ(131072 % r->config.cp, 0);
+}
+
 TEST(SearchParallelism, RejectsAProductThatIsNotTheGpuCount) {
   EXPECT_THAT(
       SearchParallelism(Model(std::string(kGpt3) + "parallelism { tp: 8 pp: 8 dp: 8 }"), Hw(), 1024)
           .status(),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("tp x pp x dp = 8 x 8 x 8 = 512 must equal the GPU count 1024")));
+               HasSubstr("tp x cp x pp x dp = 8 x 1 x 8 x 8 = 512 must equal the GPU count 1024")));
 }
 
 TEST(SearchParallelism, RejectsTensorParallelismBeyondTheDomain) {

@@ -350,7 +350,10 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
         if (c < 1.0 || c >= D(low)) continue;
         const int64_t n = static_cast<int64_t>(c);
         const double rate = units::InFlopsPerSecond(EvaluateCluster(m, n * gps).realized);
-        if (rate > best_rate || (rate == best_rate && n < best)) {
+        // Equal within rounding (a workload's realized compute is flat past its largest useful
+        // size): the smaller cluster wins.
+        const double tolerance = 1e-12 * std::abs(best_rate);
+        if (rate > best_rate + tolerance || (std::abs(rate - best_rate) <= tolerance && n < best)) {
           best = n;
           best_rate = rate;
         }

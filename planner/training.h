@@ -29,6 +29,23 @@ namespace dcplan {
 absl::StatusOr<TrainingPlan> PlanTraining(const Model& model, int64_t gpus,
                                           bool cluster_sets_dp = false);
 
+// Wall time lost to interruptions, checkpoints and restarts for a job busy on `busy_gpus` GPUs in
+// servers of `gpus_per_server` with `params` parameters (Young 1974 / Daly 2006, first order):
+//   mtbi = 1 / (busy_gpus / gpu_mtbi + servers / server_mtbi)
+//   write = params x checkpoint_per_param / checkpoint_write     (restart also reads it back)
+//   interval = the given one, or sqrt(2 x write x mtbi)           (Young/Daly optimum)
+//   goodput = 1 - write / (interval + write) - (restart + write + (interval + write) / 2) / mtbi,
+//   at least 0.
+struct Goodput {
+  units::Ratio goodput;
+  units::Time mtbi;
+  units::Time checkpoint_write;
+  units::Time checkpoint_interval;
+  units::Time restart;  // restart time plus reading the checkpoint back
+};
+Goodput EstimateGoodput(const ReliabilityModel& reliability, int64_t busy_gpus,
+                        int64_t gpus_per_server, double params);
+
 // The TrainingPlan of a search result on `gpus` GPUs.
 TrainingPlan ToTrainingPlan(const WorkloadModel& workload, const TrainingHardware& hardware,
                             const SearchResult& result, int64_t gpus);

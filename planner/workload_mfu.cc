@@ -38,6 +38,10 @@ std::string WorkloadMfuModel::Describe() const {
       workload_.hidden, workload_.seq_len, workload_.global_batch);
 }
 
-std::vector<double> WorkloadMfuModel::RealizedComputeCandidates() const { return {}; }
+std::vector<double> WorkloadMfuModel::RealizedComputeCandidates() const {
+  // Beyond the largest useful size realized compute is flat: the solver's compute objective then
+  // prefers that size to any larger one.
+  return {static_cast<double>(LargestUsefulGpus(workload_, hardware_, nullptr))};
+}
 
 }  // namespace dcplan

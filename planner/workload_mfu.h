@@ -36,8 +36,8 @@ class WorkloadMfuModel final : public MfuModel {
   // MFU of the best configuration on `gpus` GPUs; 0 for no GPUs or when nothing fits.
   units::Ratio MfuAt(int64_t gpus) const override;
   std::string Describe() const override;
-  // None: realized compute grows with G (a larger cluster can always leave GPUs idle), up to the
-  // point where the batch runs out of data-parallel replicas, after which it stays flat.
+  // The largest useful size (LargestUsefulGpus): realized compute is flat beyond it, so the compute
+  // objective stops there (DIMINISHING_RETURNS) instead of proposing a mostly idle cluster.
   std::vector<double> RealizedComputeCandidates() const override;
 
  private:

@@ -75,9 +75,13 @@ TEST(SolvePlan, UsesTheWorkloadForMfuAndReportsTheTraining) {
   // The plan's MFU is the workload's at the solved size, not the seed curve's.
   EXPECT_DOUBLE_EQ(plan->compute().mfu(), t.mfu());
   EXPECT_THAT(plan->compute().efficiency_model(), HasSubstr("workload gpt3"));
-  // Time to train = tokens / (tokens per second).
+  // Time to train = tokens / (tokens per second x goodput): wall time, interruptions included; the
+  // plan carries goodput like `train` (0 < goodput < 1 with the default failure model).
   ASSERT_TRUE(t.has_time_to_train_seconds());
-  EXPECT_NEAR(t.time_to_train_seconds(), 300e9 / t.tokens_per_second(), 1e-6);
+  EXPECT_GT(t.goodput(), 0.0);
+  EXPECT_LT(t.goodput(), 1.0);
+  EXPECT_NEAR(t.time_to_train_seconds(), 300e9 / (t.tokens_per_second() * t.goodput()), 1e-6);
+  EXPECT_DOUBLE_EQ(t.effective_mfu(), t.mfu() * t.goodput());
   // tokens per second = batch x seq / step.
   EXPECT_NEAR(t.tokens_per_second(), 1536.0 * 2048 / t.step_time_seconds(), 1e-6);
   // realized = GPUs x peak x MFU.
@@ -90,6 +94,38 @@ TEST(SolvePlan, FailsClearlyWhenTheCapAllowsTooFewGpusForTheWorkload) {
   r.mutable_constraints()->set_max_gpus(8);  // one DGX: GPT-3 fits on no split of 8 GPUs
   EXPECT_THAT(SolvePlan(r).status(), StatusIs(absl::StatusCode::kFailedPrecondition,
                                               HasSubstr("fits in no parallel configuration")));
+}
+
+// A job that cannot use many GPUs: 4 layers, one attention head (tp 1), 4 sequences of 2,048
+// tokens per step (cp 1 below 16,384 tokens): at most 1 x 1 x 4 x 4 = 16 GPUs can be busy.
+constexpr char kTiny[] = R"pb(
+  name: "tiny"
+  layers: 4
+  hidden: 512
+  heads: 1
+  vocab: 1000
+  seq_len: 2048
+  global_batch_sequences: 4
+)pb";
+
+TEST(SolvePlan, ComputeObjectiveStopsAtTheLargestUsefulSize) {
+  PlanRequest r = H100WithWorkload(kTiny);
+  r.mutable_constraints()->set_power_cap_watts(1e6);  // ~70 DGX H100: far more than 16 GPUs
+  r.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
+  const auto plan = SolvePlan(r);
+  ASSERT_THAT(plan.status(), IsOk());
+  // 16 useful GPUs = 2 servers of 8; realized compute is flat beyond, so the smaller cluster wins.
+  EXPECT_EQ(plan->counts().gpu_count(), 16u);
+  EXPECT_EQ(plan->binding_constraint(), BINDING_CONSTRAINT_DIMINISHING_RETURNS);
+  EXPECT_EQ(plan->training().largest_useful_gpus(), 16u);
+  // With the GPU objective the cap decides, and the plan says how few of them the job can use.
+  r.mutable_constraints()->set_objective(OBJECTIVE_MAX_GPUS);
+  const auto most = SolvePlan(r);
+  ASSERT_THAT(most.status(), IsOk());
+  EXPECT_GT(most->counts().gpu_count(), 16u);
+  EXPECT_EQ(most->training().largest_useful_gpus(), 16u);
+  EXPECT_THAT(most->training().largest_useful_reason(),
+              HasSubstr("dp 4 (the global batch of 4 sequences, one per replica)"));
 }
 
 TEST(Scale, UsesTheWorkloadModel) {

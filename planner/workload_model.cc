@@ -65,6 +65,58 @@ Levels AllReduce(Data bytes, int64_t ranks, int64_t per_domain, const Link& up, 
   return one + one;
 }
 
+// --- Matrix multiplies from their shapes. ---
+// cuBLAS/CUTLASS tile the output of a multiply in blocks; 128 x 128 is the common bf16 tile on
+// A100 and H100 (CUTLASS's default threadblock shape for these GPUs).
+constexpr double kTile = 128.0;
+
+// Share of the compute units a multiply with a `rows` x `cols` output (`batch` of them) keeps busy:
+// the useful tile area over the area of the waves it runs in (tile and wave quantization). 1 with
+// no compute-unit count.
+inline double WaveEfficiency(double rows, double cols, double batch, double units_count) {
+  if (units_count <= 0) return 1.0;
+  const double tiles = batch * std::ceil(rows / kTile) * std::ceil(cols / kTile);
+  const double waves = std::ceil(tiles / units_count);
+  return (batch * rows * cols / (kTile * kTile)) / (waves * units_count);
+}
+
+// What the multiplies of one layer need from the hardware.
+struct GemmCost {
+  units::ComputeRate ceiling;  // peak x kernel_efficiency
+  units::FlopsPerByte knee;
+  double compute_units = 0;
+  Data element;  // bytes per operand element
+};
+
+// The time of one m x k by k x n multiply (`batch` of them) doing `flops` FLOPs, its output m x n:
+// flops / (ceiling x wave) x (1 + knee / intensity), intensity = flops / (operand + result bytes).
+inline Time KernelTime(Compute flops, Data traffic, double wave, const GemmCost& g) {
+  return flops / (g.ceiling * wave) * (1.0 + units::InFraction(g.knee * traffic / flops));
+}
+inline Time GemmTime(Compute flops, double m, double n, double k, double batch, const GemmCost& g) {
+  const Data traffic = batch * (m * k + k * n + m * n) * g.element;
+  return KernelTime(flops, traffic, WaveEfficiency(m, n, batch, g.compute_units), g);
+}
+
+// A weight multiply of m tokens, k inputs and n outputs through training: `forwards` forward passes
+// (2 with full recomputation), the input gradient (output m x k) and the weight gradient (output
+// n x k), each 2 m n k FLOPs.
+struct PassTimes {
+  Time forward = units::Seconds(0.0);
+  Time backward = units::Seconds(0.0);
+};
+inline PassTimes operator+(const PassTimes& a, const PassTimes& b) {
+  return PassTimes{a.forward + b.forward, a.backward + b.backward};
+}
+inline PassTimes WeightGemm(double m, double n, double k, const GemmCost& g) {
+  PassTimes r;
+  if (m <= 0 || n <= 0 || k <= 0) return r;
+  const Compute f = units::Flops(2.0 * m * n * k);
+  r.forward = GemmTime(f, m, n, k, 1.0, g);
+  r.backward = GemmTime(f, m, k, n, 1.0, g) + GemmTime(f, n, k, m, 1.0, g);
+  return r;
+}
+
 // How the layers fall on pipeline stages.
 struct StageSplit {
   int64_t heaviest_layers = 0;  // layers on the slowest stage
@@ -77,9 +129,21 @@ struct StageSplit {
 // output layer. Balanced: every stage but the last k layers, the last l - (p-1) k and the output
 // layer, with k the integer nearest the crossing k* = (l w_layer + w_out) / (p w_layer) of the two
 // (monotone) loads.
-StageSplit SplitStages(int64_t l, int64_t p, Time w_layer, Time w_out, bool balance) {
+StageSplit SplitStages(int64_t l, int64_t p, int64_t v, Time w_layer, Time w_out, bool balance) {
   StageSplit s;
   if (p <= 1) return StageSplit{l, true, l, l};
+  if (p > 2 && p * v > l) {
+    // Fewer layers than chunks (at most two short, as pp x v <= layers + 2 allows): the middle
+    // stages hold v chunks of ceil(l / (p v)) layers; the first and last share what is left, the
+    // first taking the odd one, the last also the output layer.
+    const int64_t middle = v * CeilDiv(l, p * v);
+    const int64_t rest = std::max<int64_t>(0, l - (p - 2) * middle);
+    const int64_t first = CeilDiv(rest, 2), last = rest / 2;
+    const Time tail = D(last) * w_layer + w_out;
+    const int64_t heavy_body = std::max(middle, first);
+    const bool tail_heaviest = tail >= D(heavy_body) * w_layer;
+    return StageSplit{tail_heaviest ? last : heavy_body, tail_heaviest, first, last};
+  }
   if (!balance || w_layer <= units::Seconds(0.0)) {
     const int64_t k = CeilDiv(l, p);
     return StageSplit{k, true, k, k};
@@ -150,11 +214,19 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   w.has_train_tokens = p.train_tokens() > 0;
   w.train_tokens = p.train_tokens();
   const Framework& fw = p.framework();
-  w.flash_attention = fw.has_flash_attention() ? fw.flash_attention() : defaults::kFlashAttention;
-  w.sequence_parallel =
-      fw.has_sequence_parallel() ? fw.sequence_parallel() : defaults::kSequenceParallel;
-  w.distributed_optimizer =
-      fw.has_distributed_optimizer() ? fw.distributed_optimizer() : defaults::kDistributedOptimizer;
+  w.generation =
+      fw.generation() == SOFTWARE_GENERATION_UNSPECIFIED ? SOFTWARE_CURRENT : fw.generation();
+  const bool current = w.generation == SOFTWARE_CURRENT;
+  const bool since_2022 = current || w.generation == SOFTWARE_MEGATRON_2022;
+  // The generation's defaults (proto/workload.proto, SoftwareGeneration); explicit fields win.
+  w.flash_attention = fw.has_flash_attention() ? fw.flash_attention() : current;
+  w.sequence_parallel = fw.has_sequence_parallel() ? fw.sequence_parallel() : since_2022;
+  w.distributed_optimizer = fw.has_distributed_optimizer() ? fw.distributed_optimizer() : current;
+  w.selective_recompute_available = since_2022;
+  w.overlap_tensor_parallel = fw.has_overlap_tensor_parallel() ? fw.overlap_tensor_parallel()
+                                                               : current && w.sequence_parallel;
+  w.overlap_pipeline_sends =
+      fw.has_overlap_pipeline_sends() ? fw.overlap_pipeline_sends() : current;
   w.overlap_gradient_sync =
       fw.has_overlap_gradient_sync() ? fw.overlap_gradient_sync() : defaults::kOverlapGradientSync;
   w.pipeline_scatter_gather = fw.has_pipeline_scatter_gather() ? fw.pipeline_scatter_gather()
@@ -168,10 +240,26 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   w.fixed_micro_batch = par.micro_batch();
   w.fixed_virtual_stages = par.virtual_stages();
   w.fixed_recompute = par.recompute();
+  w.fixed_cp = par.cp();
   // PaLM: 6 N per token for the matrices (forward 2 N, backward 4 N) and 12 l s h for attention
   // scores and their weighted sum (forward 4 l s h, non-causal, as PaLM counts it).
   w.model_flops_per_token =
       units::Flops(6.0 * w.params + 12.0 * D(w.layers) * D(w.seq_len) * D(w.hidden));
+  const Reliability& r = p.reliability();
+  ReliabilityModel& rel = w.reliability;
+  rel.gpu_mtbi =
+      units::Hours(r.has_gpu_mtbi_hours() ? r.gpu_mtbi_hours() : defaults::kGpuMtbiHours);
+  rel.server_mtbi =
+      units::Hours(r.has_server_mtbi_hours() ? r.server_mtbi_hours() : defaults::kServerMtbiHours);
+  rel.checkpoint_write = units::BytesPerSecond(r.has_checkpoint_write_bytes_per_second()
+                                                   ? r.checkpoint_write_bytes_per_second()
+                                                   : defaults::kCheckpointWriteBytesPerSecond);
+  rel.checkpoint_per_param =
+      units::Bytes(r.has_checkpoint_bytes_per_param() ? r.checkpoint_bytes_per_param()
+                                                      : defaults::kCheckpointBytesPerParam);
+  rel.restart =
+      units::Seconds(r.has_restart_seconds() ? r.restart_seconds() : defaults::kRestartSeconds);
+  rel.checkpoint_interval = units::Seconds(r.checkpoint_interval_seconds());
   return w;
 }
 
@@ -197,6 +285,13 @@ CalibrationModel BuildCalibration(const EfficiencyCalibration& c) {
                                                        : defaults::kScaleOutLatencySeconds);
   m.hbm_usable_fraction = units::Fraction(
       c.has_hbm_usable_fraction() ? c.hbm_usable_fraction() : defaults::kHbmUsableFraction);
+  m.gemm_knee =
+      units::FlopsPerByteOf(c.has_gemm_knee_flops_per_byte() ? c.gemm_knee_flops_per_byte()
+                                                             : defaults::kGemmKneeFlopsPerByte);
+  m.compute_units = c.has_compute_units() ? c.compute_units() : defaults::kComputeUnits;
+  m.kernel_overhead =
+      units::Seconds(c.has_kernel_overhead_seconds() ? c.kernel_overhead_seconds()
+                                                     : defaults::kKernelOverheadSeconds);
   return m;
 }
 
@@ -209,6 +304,7 @@ TrainingHardware BuildTrainingHardware(const Hardware& p) {
   hw.scale_up_gpus = net.scale_up_domain_gpus() > 0
                          ? net.scale_up_domain_gpus()
                          : std::max<uint32_t>(p.server().gpus_per_server(), 1);
+  hw.gpus_per_server = std::max<int64_t>(p.server().gpus_per_server(), 1);
   hw.scale_up_bandwidth = units::BytesPerSecond(net.scale_up_bandwidth_bytes_per_second());
   // Bits per second on the wire; 8 bits a byte.
   hw.scale_out_bandwidth =
@@ -229,18 +325,22 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus) {
   StepEstimate e;
   const CalibrationModel& cal = hw.calibration;
-  const double t = D(c.tp), p = D(c.pp), d = D(c.dp), v = D(c.virtual_stages);
+  const double t = D(c.tp), p = D(c.pp), d = D(c.dp), v = D(c.virtual_stages), cp = D(c.cp);
   const double s = D(w.seq_len), h = D(w.hidden), a = D(w.heads), f = D(w.ffn_hidden);
   const double vocab = D(w.vocab), l = D(w.layers);
-  const double tok = D(c.micro_batch) * s;  // tokens per micro-batch
+  const double kv = h * D(w.kv_heads) / a;  // key (and value) width
+  // Tokens per micro-batch on one GPU: context parallelism splits each sequence cp ways.
+  const double tok = D(c.micro_batch) * s / cp;
   const bool full = c.recompute == RECOMPUTE_FULL;
   const bool selective = c.recompute == RECOMPUTE_SELECTIVE;
-  const units::ComputeRate achieved = hw.peak * cal.kernel_efficiency;
+  const bool partial = c.recompute == RECOMPUTE_PARTIAL;
+  const GemmCost gemm{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units),
+                      w.precision};
   const DataRate hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
   const Link up{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
   // The scale-out link slows by the leaf's oversubscription once a data-parallel group leaves its
   // leaf.
-  const bool beyond_leaf = hw.leaf_gpus > 0 && c.tp * c.dp > hw.leaf_gpus;
+  const bool beyond_leaf = hw.leaf_gpus > 0 && c.tp * c.cp * c.dp > hw.leaf_gpus;
   const Link out{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency /
                      (beyond_leaf ? hw.leaf_oversubscription : units::Fraction(1.0)),
                  cal.scale_out_latency};
@@ -248,15 +348,41 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   if (no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
 
   // --- One layer, one micro-batch, one GPU. ---
-  // Matrix FLOPs of the forward pass: 2 P_L per token for the weights, 4 s h for the attention core
-  // (QK^T and the weighted sum of V); the backward pass is twice the forward. Full recomputation
-  // reruns the forward, selective recomputation only the attention core.
-  const Compute fwd_dense = units::Flops(tok * 2.0 * w.layer_params / t);
-  const Compute fwd_attn = units::Flops(tok * 4.0 * s * h / t);
-  const Compute layer_flops = 3.0 * (fwd_dense + fwd_attn) +
-                              (full ? fwd_dense + fwd_attn : units::Flops(0.0)) +
-                              (selective ? fwd_attn : units::Flops(0.0));
-  const Time layer_compute = layer_flops / achieved;
+  // Each weight multiply runs at its own shape after the tensor-parallel split: tok tokens by the
+  // layer's input and output widths (q, k, v together; the MLP's up (and gate) projection; the
+  // output projections). Full recomputation reruns the forward pass. When `params` overrides the
+  // shape's count, the multiplies' FLOPs are scaled to it.
+  const double forwards = full ? 2.0 : 1.0;
+  const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
+  const PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) +
+                          WeightGemm(tok, h, h / t, gemm) + WeightGemm(tok, up_width / t, h, gemm) +
+                          WeightGemm(tok, h, f / t, gemm);
+  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
+  const double params_scale = w.layer_params / shape_params;
+  const Time dense_fwd = params_scale * gemms.forward;
+  const Time dense = forwards * dense_fwd + params_scale * gemms.backward;
+  // The attention core: per head, scores Q K^T (tok x s by the head size) and their product with V,
+  // 4 tok s h / t FLOPs forward over the heads of this GPU (keys span the whole sequence under
+  // context parallelism). The backward pass is twice the forward; selective and full recomputation
+  // rerun the forward. Without FlashAttention these are two multiplies with the head size as one
+  // dimension, the s x s scores going through HBM, and the causal half is computed and masked.
+  // FlashAttention fuses them: the scores stay on chip, so its traffic is Q, K, V and the output
+  // (the fused kernel's intensity is about s / 2), and it skips the blocks the causal mask empties.
+  const double head = h / a;
+  const double heads_here = D(c.micro_batch) * a / t;
+  const double s_q = s / cp;
+  const Compute one_product = units::Flops(2.0 * tok * s * h / t);
+  Time attn_fwd;
+  if (w.flash_attention) {
+    const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
+    attn_fwd = 0.5 * KernelTime(2.0 * one_product, traffic,
+                                WaveEfficiency(s_q, head, heads_here, D(cal.compute_units)), gemm);
+  } else {
+    attn_fwd = GemmTime(one_product, s_q, s, head, heads_here, gemm) +
+               GemmTime(one_product, s_q, head, s, heads_here, gemm);
+  }
+  const double attn_passes = 3.0 + (full || selective ? 1.0 : 0.0);
+  const Time layer_compute = dense + attn_passes * attn_fwd;
   // Memory-bound HBM traffic of the forward pass, in elements per token: 10 h for the two norms and
   // the two dropout + residual adds (replicated over the tensor-parallel group unless sequence
   // parallel), 2 f (3 f gated) for the activation function and 6 h for reshapes and bias adds,
@@ -269,7 +395,10 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const double scores = w.flash_attention ? 0.0 : 6.5 * a * s / t;
   const double layer_elements =
       tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (selective ? scores : 0.0));
-  const Time layer_memory = layer_elements * w.precision / hbm_rate;
+  // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
+  // is recomputed.
+  const Time layer_memory =
+      layer_elements * w.precision / hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
   // Tensor parallel: per layer two all-reduces (or reduce-scatter + all-gather pairs) of the
   // micro-batch's activations forward, two backward, two more when the forward is recomputed.
   Time layer_tp = units::Seconds(0.0);
@@ -277,19 +406,39 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
     const Data message = tok * h * w.precision;
     layer_tp = (full ? 6.0 : 4.0) *
                AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), up, out).Total();
+    if (w.overlap_tensor_parallel) {
+      // Ring steps overlapped with slices of the multiplies: one step of tp shows, and whatever
+      // the multiplies cannot cover.
+      layer_tp = layer_tp / t + std::max(units::Seconds(0.0), layer_tp - dense);
+    }
   }
-  const Time w_layer = layer_compute + layer_memory + layer_tp;
-  // The output layer and loss (last stage): 2 V h FLOPs per token forward, 3x with the backward
+  // Context parallel: a ring of cp ranks (tp apart; inside the scale-up domain while tp x cp fits
+  // in it) passes each rank's keys and values (2 tok kv / t elements) cp - 1 times forward; the
+  // backward pass passes them again with their gradients (twice the bytes). The transfers overlap
+  // the attention core they feed; only the excess shows.
+  Time layer_cp = units::Seconds(0.0);
+  if (c.cp > 1) {
+    const bool inside = c.tp * c.cp <= hw.scale_up_gpus;
+    if (!inside && no_fabric) e.infeasible = Infeasible::kNoScaleOut;
+    const Link& link = inside ? up : out;
+    const Data kv_bytes = 2.0 * tok * kv / t * w.precision;
+    const Time ring = (cp - 1.0) * (kv_bytes / link.bandwidth + link.latency);
+    const Time zero = units::Seconds(0.0);
+    layer_cp =
+        forwards * std::max(zero, ring - attn_fwd) + std::max(zero, 2.0 * ring - 2.0 * attn_fwd);
+  }
+  const Time w_layer = layer_compute + layer_memory + layer_tp + layer_cp;
+  // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
   // (never recomputed), and the fp32 logits written and read forward and backward (16 V bytes per
   // token).
-  const Compute out_flops = units::Flops(3.0 * tok * 2.0 * vocab * h / t);
-  const Time out_compute = out_flops / achieved;
+  const PassTimes out_gemm = WeightGemm(tok, vocab / t, h, gemm);
+  const Time out_compute = out_gemm.forward + out_gemm.backward;
   const Time out_memory = units::Bytes(16.0 * tok * vocab / t) / hbm_rate;
   const Time w_out = out_compute + out_memory;
 
   // --- The slowest stage and the pipeline. ---
   const StageSplit split_stages =
-      SplitStages(w.layers, c.pp, w_layer, w_out, w.balance_pipeline_stages);
+      SplitStages(w.layers, c.pp, c.virtual_stages, w_layer, w_out, w.balance_pipeline_stages);
   const double heavy = D(split_stages.heaviest_layers);
   const double with_out = split_stages.heaviest_has_output ? 1.0 : 0.0;
   const Time stage = heavy * w_layer + with_out * w_out;
@@ -302,7 +451,7 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
     const bool sliced = (w.pipeline_scatter_gather || w.sequence_parallel) && c.tp > 1;
     const Data full_message = tok * h * w.precision;
     const Data message = sliced ? full_message / t : full_message;
-    const bool inside = c.tp * c.dp < hw.scale_up_gpus;
+    const bool inside = c.tp * c.cp * c.dp < hw.scale_up_gpus;
     if (!inside && no_fabric) e.infeasible = Infeasible::kNoScaleOut;
     const Link& link = inside ? up : out;
     Time one = message / link.bandwidth + link.latency;
@@ -311,6 +460,13 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
       one += OneWayCollective(full_message, c.tp, c.tp, up, out).Total();
     }
     p2p = 2.0 * v * one;
+    if (w.overlap_pipeline_sends) {
+      // Each send hides behind the next chunk's compute (stage / v): its latency and any excess
+      // show.
+      const Time chunk = stage / v;
+      const Time zero = units::Seconds(0.0);
+      p2p = 2.0 * v * (link.latency + std::max(zero, one - link.latency - chunk));
+    }
   }
   const Time per_micro_batch = stage + p2p;
   e.micro_batches = CeilDiv(w.global_batch, c.dp * c.micro_batch);
@@ -318,6 +474,7 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   e.compute = m * (heavy * layer_compute + with_out * out_compute);
   e.memory_bound = m * (heavy * layer_memory + with_out * out_memory);
   e.tensor_parallel = m * heavy * layer_tp;
+  e.context_parallel = m * heavy * layer_cp;
   e.pipeline_p2p = m * p2p;
   e.pipeline_bubble = ((p - 1.0) / v) * per_micro_batch;
 
@@ -327,16 +484,18 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const double gpu_params = (stage_layers * w.layer_params + vocab * h) / t;
   const Data gradient_bytes = gpu_params * w.gradient_element;
   const Data param_bytes = gpu_params * w.precision;
-  // Data-parallel peers sit tp ranks apart, so a domain of D GPUs holds D / tp of them.
+  // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
+  // ranks, tp apart, so a domain of D GPUs holds D / tp of them.
+  const int64_t ranks = c.dp * c.cp;
   const int64_t per_domain = c.tp < hw.scale_up_gpus ? hw.scale_up_gpus / c.tp : 1;
   Levels sync;
   if (w.distributed_optimizer) {
-    sync = OneWayCollective(gradient_bytes, c.dp, per_domain, up, out) +
-           OneWayCollective(param_bytes, c.dp, per_domain, up, out);
+    sync = OneWayCollective(gradient_bytes, ranks, per_domain, up, out) +
+           OneWayCollective(param_bytes, ranks, per_domain, up, out);
   } else {
-    sync = AllReduce(gradient_bytes, c.dp, per_domain, up, out);
+    sync = AllReduce(gradient_bytes, ranks, per_domain, up, out);
   }
-  if (no_fabric && c.dp > 1 && CeilDiv(c.dp, std::clamp<int64_t>(per_domain, 1, c.dp)) > 1) {
+  if (no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
     e.infeasible = Infeasible::kNoScaleOut;
   }
   e.data_parallel_scale_up = sync.scale_up;
@@ -344,13 +503,17 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   e.data_parallel = sync.Total();
   // The sync can run during the last micro-batch's backward pass (2 of 3 passes, 3 of 4 with full
   // recomputation), never longer.
-  const Time window = stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
+  // With the distributed optimizer and overlapped sends, the parameter all-gather also hides behind
+  // the next step's first forward pass: the whole micro-batch time.
+  const Time window = (w.distributed_optimizer && w.overlap_pipeline_sends)
+                          ? stage
+                          : stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
   const Time hidden_sync = w.overlap_gradient_sync
                                ? std::min(cal.gradient_sync_overlap * e.data_parallel, window)
                                : units::Seconds(0.0);
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
-  const double shards = w.distributed_optimizer ? d : 1.0;
+  const double shards = w.distributed_optimizer ? d * cp : 1.0;
   const Data optimizer_traffic =
       (gpu_params / shards) * (w.gradient_element + units::Bytes(24.0) + w.precision);
   e.optimizer = optimizer_traffic / hbm_rate;
@@ -372,19 +535,67 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
       units::Bytes(tok * scale *
                    (10.0 * h / rep_div + (8.0 * h + (w.gated_mlp ? 6.0 : 4.0) * f) / t +
                     (keep_scores ? 5.0 * a * s / t : 0.0)));
-  const Data layer_kept = full ? units::Bytes(tok * scale * 2.0 * h / rep_div) : layer_all;
-  const Data working = full ? layer_all : units::Bytes(0.0);
+  const Data checkpoint = units::Bytes(tok * scale * 2.0 * h / rep_div);
+  const Data layer_kept = full ? checkpoint : layer_all;
+  const Data working = (full || partial) ? layer_all : units::Bytes(0.0);
   // 1F1B: the first stage holds min(m, p) micro-batches in flight, (1 + (p-1)/(p v)) times that
   // when interleaved; the last stage holds one, plus the fp32 logits and their gradient.
   const double in_flight =
       std::min(m, p) * (c.virtual_stages > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0);
   const Data logits = units::Bytes(8.0 * tok * vocab / t);
-  const Data first_stage = D(split_stages.first_layers) * in_flight * layer_kept + working +
-                           (c.pp == 1 ? logits : units::Bytes(0.0));
-  const Data last_stage = D(split_stages.last_layers) * layer_kept + working + logits;
-  e.activations = std::max(first_stage, last_stage);
-  e.memory = e.weights + e.gradients + e.optimizer_state + e.activations;
+  Data first_stage = D(split_stages.first_layers) * in_flight * layer_kept + working +
+                     (c.pp == 1 ? logits : units::Bytes(0.0));
+  Data last_stage = D(split_stages.last_layers) * layer_kept + working + logits;
   e.memory_usable = hw.hbm * cal.hbm_usable_fraction;
+  const Data states = e.weights + e.gradients + e.optimizer_state;
+  double recomputed_share = full ? 1.0 : (selective ? -1.0 : 0.0);  // -1: attention core only
+  if (partial) {
+    // Partial recomputation: on every stage the fewest layers (the same number k on each, as
+    // Megatron's --recompute-num-layers) keep only their input, so the most loaded stage fits.
+    // Each such layer saves (all - checkpoint) per micro-batch in flight and reruns its forward.
+    const Data excess = std::max(first_stage, last_stage) + states - e.memory_usable;
+    const int64_t most = std::max(split_stages.first_layers, split_stages.last_layers);
+    const Data per_layer = in_flight * (layer_all - checkpoint);
+    int64_t k = 0;
+    if (excess > units::Bytes(0.0)) {
+      // The last stage holds one micro-batch per layer, the first in_flight: solve on each.
+      const Data first_excess = first_stage + states - e.memory_usable;
+      const Data last_excess = last_stage + states - e.memory_usable;
+      const Data last_saving = layer_all - checkpoint;
+      const int64_t k_first =
+          first_excess > units::Bytes(0.0)
+              ? static_cast<int64_t>(std::ceil(units::InFraction(first_excess / per_layer)))
+              : 0;
+      const int64_t k_last =
+          last_excess > units::Bytes(0.0)
+              ? static_cast<int64_t>(std::ceil(units::InFraction(last_excess / last_saving)))
+              : 0;
+      k = std::max(k_first, k_last);
+    }
+    if (k >= most) {
+      // Every layer recomputed is full recomputation: that configuration is its own candidate.
+      e.infeasible = e.infeasible == Infeasible::kNone ? Infeasible::kMemory : e.infeasible;
+      k = most;
+    }
+    const double kd = D(k);
+    first_stage = first_stage - kd * per_layer;
+    last_stage = last_stage - kd * (layer_all - checkpoint);
+    // The rerun forwards: k layers on the slowest stage, every micro-batch and in the bubble.
+    const double rerun = std::min(kd, heavy);
+    const Time fwd_compute = dense_fwd + attn_fwd;
+    const Time fwd_memory = layer_memory / 3.0;
+    const Time fwd_tp = layer_tp / 2.0;
+    const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp;
+    e.compute += m * rerun * fwd_compute;
+    e.memory_bound += m * rerun * fwd_memory;
+    e.tensor_parallel += m * rerun * fwd_tp;
+    e.pipeline_bubble += ((p - 1.0) / v) * rerun * fwd_layer;
+    e.step += (m + (p - 1.0) / v) * rerun * fwd_layer;
+    e.recomputed_layers = k;
+    recomputed_share = most > 0 ? kd / D(most) : 0.0;
+  }
+  e.activations = std::max(first_stage, last_stage);
+  e.memory = states + e.activations;
   if (e.infeasible == Infeasible::kNone && e.memory > e.memory_usable) {
     e.infeasible = Infeasible::kMemory;
   }
@@ -393,19 +604,27 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const double tokens = D(w.global_batch) * s;
   e.model_flops_per_step = tokens * w.model_flops_per_token;
   const Compute recomputed = units::Flops(
-      tokens * l * (full ? 2.0 * w.layer_params + 4.0 * s * h : (selective ? 4.0 * s * h : 0.0)));
+      tokens * l *
+      (recomputed_share < 0 ? 4.0 * s * h
+                            : recomputed_share * (2.0 * w.layer_params + 4.0 * s * h)));
   const units::ComputeRate cluster_peak = D(std::max(cluster_gpus, c.Gpus())) * hw.peak;
   e.mfu = e.model_flops_per_step / (e.step * cluster_peak);
   e.hfu = (e.model_flops_per_step + recomputed) / (e.step * cluster_peak);
   return e;
 }
 
+int64_t MaxVirtualStages(int64_t layers, int64_t pp) {
+  if (pp <= 1) return 1;
+  return std::max<int64_t>(1, (layers + (pp > 2 ? 2 : 0)) / pp);
+}
+
 std::string DescribeConfig(const ParallelConfig& c) {
   const char* r = c.recompute == RECOMPUTE_FULL        ? "full"
+                  : c.recompute == RECOMPUTE_PARTIAL   ? "partial"
                   : c.recompute == RECOMPUTE_SELECTIVE ? "selective"
                                                        : "none";
-  return absl::StrFormat("tp=%d pp=%d dp=%d micro_batch=%d virtual_stages=%d recompute=%s", c.tp,
-                         c.pp, c.dp, c.micro_batch, c.virtual_stages, r);
+  return absl::StrFormat("tp=%d cp=%d pp=%d dp=%d micro_batch=%d virtual_stages=%d recompute=%s",
+                         c.tp, c.cp, c.pp, c.dp, c.micro_batch, c.virtual_stages, r);
 }
 
 }  // namespace dcplan

@@ -57,8 +57,9 @@ struct ParallelConfig {
   int64_t micro_batch = 1;
   int64_t virtual_stages = 1;
   Recompute recompute = RECOMPUTE_NONE;
+  int64_t cp = 1;  // context parallel: each sequence split over cp GPUs
 
-  int64_t Gpus() const { return tp * pp * dp; }
+  int64_t Gpus() const { return tp * cp * pp * dp; }
 };
 
 // The constants of the model, defaults applied (planner/workload_defaults.h).
@@ -71,6 +72,11 @@ struct CalibrationModel {
   units::Time scale_up_latency;
   units::Time scale_out_latency;
   units::Ratio hbm_usable_fraction;
+  // Matrix multiplies: time = FLOPs / (peak x kernel_efficiency x wave) x (1 + knee / intensity);
+  // a knee of 0 means every multiply at kernel_efficiency.
+  units::FlopsPerByte gemm_knee;
+  int64_t compute_units = 0;    // 0 = no tile/wave quantization
+  units::Time kernel_overhead;  // per kernel launch
 };
 
 // The hardware as the workload model sees it.
@@ -79,11 +85,22 @@ struct TrainingHardware {
   units::Data hbm;          // per GPU
   units::DataRate hbm_bandwidth;
   int64_t scale_up_gpus = 1;            // GPUs per scale-up (NVLink) domain
+  int64_t gpus_per_server = 1;          // for the failure model
   units::DataRate scale_up_bandwidth;   // per GPU, per direction
   units::DataRate scale_out_bandwidth;  // per GPU: NICs x port speed; 0 = no scale-out fabric
   int64_t leaf_gpus = 0;                // GPUs under one leaf switch; 0 = no fabric
   units::Ratio leaf_oversubscription;   // downlinks per uplink at the leaf (1 = full bisection)
   CalibrationModel calibration;
+};
+
+// Interruptions, checkpoints and restarts (proto Reliability), defaults applied.
+struct ReliabilityModel {
+  units::Time gpu_mtbi;
+  units::Time server_mtbi;
+  units::DataRate checkpoint_write;  // aggregate
+  units::Data checkpoint_per_param;
+  units::Time restart;
+  units::Time checkpoint_interval;  // 0 = Young/Daly
 };
 
 // The training job, typed, defaults applied. Counts are plain numbers; sizes carry units.
@@ -111,6 +128,11 @@ struct WorkloadModel {
   bool overlap_gradient_sync = true;
   bool pipeline_scatter_gather = true;
   bool balance_pipeline_stages = true;
+  bool overlap_tensor_parallel = true;
+  bool overlap_pipeline_sends = true;
+  SoftwareGeneration generation = SOFTWARE_CURRENT;
+  // Selective recomputation exists (Megatron 2022 on).
+  bool selective_recompute_available = true;
   // The parallelism the workload fixes; 0 (or RECOMPUTE_UNSPECIFIED) = searched.
   int64_t fixed_tp = 0;
   int64_t fixed_pp = 0;
@@ -118,10 +140,13 @@ struct WorkloadModel {
   int64_t fixed_micro_batch = 0;
   int64_t fixed_virtual_stages = 0;
   Recompute fixed_recompute = RECOMPUTE_UNSPECIFIED;
+  int64_t fixed_cp = 0;
   // PaLM model FLOPs per token: 6 N + 12 x layers x seq_len x hidden.
   units::Compute model_flops_per_token;
+  ReliabilityModel reliability;
 
-  // True when tp, pp, dp, micro-batch, virtual stages and recomputation are all fixed.
+  // True when tp, pp, dp, micro-batch, virtual stages and recomputation are all fixed (cp then
+  // follows: given, or 1).
   bool FullyFixed() const {
     return fixed_tp > 0 && fixed_pp > 0 && fixed_dp > 0 && fixed_micro_batch > 0 &&
            fixed_virtual_stages > 0 && fixed_recompute != RECOMPUTE_UNSPECIFIED;
@@ -138,7 +163,8 @@ enum class Infeasible {
 // One configuration's step, on the slowest pipeline stage. The time terms add up to `step`.
 struct StepEstimate {
   Infeasible infeasible = Infeasible::kNone;
-  int64_t micro_batches = 0;  // per pipeline per step
+  int64_t micro_batches = 0;      // per pipeline per step
+  int64_t recomputed_layers = 0;  // RECOMPUTE_PARTIAL: layers per stage that keep only their input
   units::Time step;
   units::Time compute;
   units::Time memory_bound;
@@ -147,6 +173,7 @@ struct StepEstimate {
   units::Time pipeline_bubble;
   units::Time data_parallel_exposed;
   units::Time optimizer;
+  units::Time context_parallel;  // ring-attention traffic left after overlap
   // The data-parallel sync before overlap, and its two levels.
   units::Time data_parallel;
   units::Time data_parallel_scale_up;
@@ -187,6 +214,11 @@ TrainingHardware BuildTrainingHardware(const Hardware& hardware);
 // cannot run still gets its figures, with `infeasible` saying why.
 StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
                           const ParallelConfig& config, int64_t cluster_gpus);
+
+// The most virtual stages pp pipeline stages allow for `layers` layers: every chunk holds a layer,
+// except that the first and the last chunk may hold only the embedding or the output layer (as
+// Llama 3 405B runs 126 layers on 16 stages x 8 chunks), so pp x v <= layers + 2 when pp > 1.
+int64_t MaxVirtualStages(int64_t layers, int64_t pp);
 
 // "tp=8 pp=16 dp=64 micro_batch=1 v=1 recompute=none", for messages.
 std::string DescribeConfig(const ParallelConfig& config);

@@ -34,9 +34,11 @@ constexpr char kToy[] = R"pb(
   vocab: 1000
   seq_len: 1000
   global_batch_sequences: 1
+  framework { overlap_tensor_parallel: false overlap_pipeline_sends: false }
 )pb";
 
-// Round hardware: 1 PFLOP/s at 50% kernel efficiency, 1 TB/s HBM at factor 1, 100 GB/s links with
+// Round hardware: 1 PFLOP/s at 50% kernel efficiency for every multiply (knee 0, no wave
+// quantization, no per-kernel overhead), 1 TB/s HBM at factor 1, 100 GB/s links with
 // no latency, 80 GB HBM, all usable.
 constexpr char kToyHardware[] = R"pb(
   accelerator { peak_flops_per_second: 1e15 hbm_bytes: 80e9 hbm_bandwidth_bytes_per_second: 1e12 }
@@ -57,6 +59,8 @@ constexpr char kToyHardware[] = R"pb(
     scale_up_latency_seconds: 0
     scale_out_latency_seconds: 0
     hbm_usable_fraction: 1
+    gemm_knee_flops_per_byte: 0
+    kernel_overhead_seconds: 0
   }
 )pb";
 
@@ -135,9 +139,10 @@ TEST(WorkloadModel, BatchInTokensRoundsUpToWholeSequences) {
 TEST(EstimateStep, OneGpuStepIsComputePlusMemoryPlusOptimizer) {
   const StepEstimate e = EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 1);
   ASSERT_TRUE(e.Feasible());
-  // Compute: per token forward 2 P_L = 24e6 plus attention 4 s h = 4e6, x 3 passes, x 1000 tokens =
-  // 8.4e10; the output layer 3 x 2 V h x 1000 = 6e9. 9.0e10 FLOP at 0.5 x 1e15 = 1.8e-4 s.
-  EXPECT_NEAR(InSeconds(e.compute), 1.8e-4, 1e-12);
+  // Compute: per token forward 2 P_L = 24e6 plus attention 4 s h = 4e6, of which FlashAttention
+  // runs the causal half (2e6), x 3 passes, x 1000 tokens = 7.8e10; the output layer 3 x 2 V h x
+  // 1000 = 6e9. 8.4e10 FLOP at 0.5 x 1e15 = 1.68e-4 s.
+  EXPECT_NEAR(InSeconds(e.compute), 1.68e-4, 1e-12);
   // Memory-bound: (10 h + 2 f + 6 h) = 24,000 elements a token forward, x 3 passes, x 1000 tokens x
   // 2 bytes = 1.44e8 bytes; the logits 16 V = 16,000 bytes a token = 1.6e7. 1.6e8 bytes at 1 TB/s.
   EXPECT_NEAR(InSeconds(e.memory_bound), 1.6e-4, 1e-12);
@@ -146,9 +151,10 @@ TEST(EstimateStep, OneGpuStepIsComputePlusMemoryPlusOptimizer) {
   EXPECT_EQ(InSeconds(e.tensor_parallel), 0.0);
   EXPECT_EQ(InSeconds(e.pipeline_bubble), 0.0);
   EXPECT_EQ(InSeconds(e.data_parallel), 0.0);
-  EXPECT_NEAR(InSeconds(e.step), 7.3e-4, 1e-12);
-  // MFU: 1000 tokens x (6 x 13e6 + 12 x 1000 x 1000) = 9e10 FLOP in 7.3e-4 s on 1 PFLOP/s.
-  EXPECT_NEAR(InFraction(e.mfu), 9e10 / 7.3e-4 / 1e15, 1e-12);
+  EXPECT_NEAR(InSeconds(e.step), 7.18e-4, 1e-12);
+  // MFU: 1000 tokens x (6 x 13e6 + 12 x 1000 x 1000) = 9e10 FLOP (the PaLM count: attention
+  // non-causal) in 7.18e-4 s on 1 PFLOP/s.
+  EXPECT_NEAR(InFraction(e.mfu), 9e10 / 7.18e-4 / 1e15, 1e-12);
   EXPECT_NEAR(InFraction(e.hfu), InFraction(e.mfu), 1e-15);  // nothing recomputed
 }
 
@@ -169,8 +175,9 @@ TEST(EstimateStep, FullRecomputationCostsAForwardPassAndSavesActivations) {
   const StepEstimate none = EstimateStep(w, ToyHardware(), Config(1, 1, 1), 1);
   const StepEstimate full =
       EstimateStep(w, ToyHardware(), Config(1, 1, 1, 1, 1, RECOMPUTE_FULL), 1);
-  // One more forward of the layer: 2.8e10 FLOP = 5.6e-5 s more compute.
-  EXPECT_NEAR(InSeconds(full.compute - none.compute), 5.6e-5, 1e-12);
+  // One more forward of the layer: 2.4e10 + the causal half of 4e9 = 2.6e10 FLOP = 5.2e-5 s more
+  // compute.
+  EXPECT_NEAR(InSeconds(full.compute - none.compute), 5.2e-5, 1e-12);
   // HFU counts it: (9e10 + 1000 x (2 P_L + 4 s h) = 2.8e10) / 9e10 of MFU.
   EXPECT_NEAR(InFraction(full.hfu) / InFraction(full.mfu), 11.8 / 9.0, 1e-12);
   // Stored: the layer input 2 h bytes a token = 2e6, plus the one layer recomputed (3.4e7), plus
@@ -224,20 +231,20 @@ TEST(EstimateStep, PipelineBubbleShrinksWithMicroBatchesAndVirtualStages) {
 
 TEST(EstimateStep, BalancedStagesMoveLayersOffTheOutputStage) {
   // 8 layers over 2 stages with a large vocabulary (V = 50,000), 4 micro-batches. One layer takes
-  // 8.4e10 / 5e14 = 1.68e-4 s of compute and 1.44e-4 s of memory-bound work: 3.12e-4 s. The output
-  // layer takes 3 x 2 V h x 1000 = 3e11 FLOP = 6e-4 s and 16 V x 1000 = 8e8 bytes = 8e-4 s: 1.4e-3
-  // s, about 4.5 layers. Uniform: the last stage holds 4 layers and the output layer: compute 4 x
-  // (4 x 1.68e-4 + 6e-4). Balanced: the crossing k* = (8 x 3.12e-4 + 1.4e-3) / (2 x 3.12e-4)
-  // = 6.24; k = 6 leaves the last stage 2 layers + output (2.024e-3 s) against 6 layers (1.872e-3
-  // s), k = 7 gives 7 layers (2.184e-3 s): the slowest stage is 2 layers + output: compute 4 x (2
-  // x 1.68e-4 + 6e-4).
+  // 7.8e10 / 5e14 = 1.56e-4 s of compute (attention's causal half) and 1.44e-4 s of memory-bound
+  // work: 3.0e-4 s. The output layer takes 3 x 2 V h x 1000 = 3e11 FLOP = 6e-4 s and 16 V x 1000 =
+  // 8e8 bytes = 8e-4 s: 1.4e-3 s, about 4.7 layers. Uniform: the last stage holds 4 layers and the
+  // output layer: compute 4 x (4 x 1.56e-4 + 6e-4). Balanced: the crossing k* = (8 x 3.0e-4 +
+  // 1.4e-3) / (2 x 3.0e-4) = 6.33; k = 6 leaves the last stage 2 layers + output (2.0e-3 s) against
+  // 6 layers (1.8e-3 s), k = 7 gives 7 layers (2.1e-3 s): the slowest stage is 2 layers + output:
+  // compute 4 x (2 x 1.56e-4 + 6e-4).
   const std::string shape = "layers: 8 vocab: 50000 global_batch_sequences: 4 ";
   const WorkloadModel uniform = Toy(shape + "framework { balance_pipeline_stages: false }");
   const WorkloadModel balanced = Toy(shape);
   const StepEstimate u = EstimateStep(uniform, ToyHardware(), Config(1, 2, 1), 2);
   const StepEstimate b = EstimateStep(balanced, ToyHardware(), Config(1, 2, 1), 2);
-  EXPECT_NEAR(InSeconds(u.compute), 4 * (4 * 1.68e-4 + 6e-4), 1e-12);
-  EXPECT_NEAR(InSeconds(b.compute), 4 * (2 * 1.68e-4 + 6e-4), 1e-12);
+  EXPECT_NEAR(InSeconds(u.compute), 4 * (4 * 1.56e-4 + 6e-4), 1e-12);
+  EXPECT_NEAR(InSeconds(b.compute), 4 * (2 * 1.56e-4 + 6e-4), 1e-12);
   EXPECT_LT(InSeconds(b.step), InSeconds(u.step));
 }
 
@@ -270,7 +277,111 @@ TEST(EstimateStep, NeverAllocatesOrThrowsOnLargeClusters) {
 
 TEST(DescribeConfig, NamesEveryField) {
   EXPECT_EQ(DescribeConfig(Config(8, 16, 64, 1, 2, RECOMPUTE_FULL)),
-            "tp=8 pp=16 dp=64 micro_batch=1 virtual_stages=2 recompute=full");
+            "tp=8 cp=1 pp=16 dp=64 micro_batch=1 virtual_stages=2 recompute=full");
+}
+
+TEST(EstimateStep, SmallMultipliesRunBelowTheCeiling) {
+  // Knee 100 FLOP/B: each multiply takes FLOPs / (0.5 x 1e15) x (1 + 100 / intensity), intensity =
+  // m n k / (m k + k n + m n) for 2-byte operands. Toy (1,000 tokens), over 3 passes:
+  //   q, k, v: 1000 x 3000 x 1000: 6e9 FLOP a pass, intensity 3e9 / 7e6 = 428.57
+  //   attention output: 1000 x 1000 x 1000: 2e9, 333.33; MLP up and down: 8e9 each, 444.44;
+  //   FlashAttention: 4e9 FLOP a pass (half run: causal) over Q, K, V, O = 8e6 bytes: 500;
+  //   output layer: 1000 x 1000 x 1000: 2e9, 333.33.
+  TrainingHardware hw = ToyHardware();
+  hw.calibration.gemm_knee = units::FlopsPerByteOf(100);
+  const StepEstimate e = EstimateStep(Toy(), hw, Config(1, 1, 1), 1);
+  const double flops = 18e9 * (1 + 100 / 428.5714285714286) + 6e9 * (1 + 100 / 333.3333333333333) +
+                       48e9 * (1 + 100 / 444.4444444444444) + 6e9 * (1 + 100 / 500.0) +
+                       6e9 * (1 + 100 / 333.3333333333333);
+  EXPECT_NEAR(InSeconds(e.compute), flops / 5e14, 1e-12);
+}
+
+TEST(EstimateStep, TilesThatOverhangLoseTheirShare) {
+  // One compute unit (every tile its own wave), 128 x 128 tiles: an output of 1000 x 3000 covers
+  // 8 x 24 tiles of which (1000/1024) x (3000/3072) = 0.953674 is used; every weight multiply of
+  // the toy has dimensions in thousands, so all run at 0.953674. FlashAttention's outputs are 1000
+  // x 100 per head (10 heads): 8 x 1 tiles each, (1000/1024) x (100/128) = 0.762939 used.
+  // Compute: 1.56e-4 s of multiplies / 0.953674 + 1.2e-5 s of attention / 0.762939.
+  TrainingHardware hw = ToyHardware();
+  hw.calibration.compute_units = 1;
+  const StepEstimate e = EstimateStep(Toy(), hw, Config(1, 1, 1), 1);
+  EXPECT_NEAR(InSeconds(e.compute), 1.56e-4 / 0.95367431640625 + 1.2e-5 / 0.762939453125, 1e-12);
+}
+
+TEST(EstimateStep, ContextParallelSplitsTheSequenceAndPassesKeysAround) {
+  // cp 2 on 2 GPUs: each holds 500 of the 1,000 tokens, so every multiply (and the attention core,
+  // whose keys span the whole sequence) does half the work: compute 1.68e-4 / 2. The ring passes
+  // each rank's keys and values, 2 x 500 x 1000 x 2 bytes = 2e6 bytes at 100 GB/s = 2e-5 s, once
+  // forward and twice the bytes backward; they hide behind the attention core, 1e9 FLOP = 2e-6 s
+  // forward and 4e-6 s backward: exposed (2e-5 - 2e-6) + (4e-5 - 4e-6) = 5.4e-5 s.
+  ParallelConfig c = Config(1, 1, 1);
+  c.cp = 2;
+  EXPECT_EQ(c.Gpus(), 2);
+  const StepEstimate e = EstimateStep(Toy(), ToyHardware(), c, 2);
+  ASSERT_TRUE(e.Feasible());
+  EXPECT_NEAR(InSeconds(e.compute), 1.68e-4 / 2, 1e-12);
+  EXPECT_NEAR(InSeconds(e.context_parallel), 5.4e-5, 1e-12);
+  // The two cp ranks hold the same weights: their gradients are synchronized, which one GPU's are
+  // not.
+  EXPECT_GT(InSeconds(e.data_parallel), 0.0);
+  EXPECT_EQ(InSeconds(EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 1).data_parallel), 0.0);
+}
+
+TEST(EstimateStep, UnevenStagesHoldFewerLayersFirstAndLast) {
+  // 14 layers on 4 stages x 4 chunks (16 slots, 14 + 2 as Llama 3's 126 on 16 x 8): the middle
+  // stages hold 4 chunks of one layer, the first and last 3 each (the last also the output layer).
+  // A layer takes 3.0e-4 s (1.56e-4 compute + 1.44e-4 memory-bound), the output layer 2.8e-5 s:
+  // the slowest stage is a middle one, 4 layers: compute 4 micro-batches x 4 x 1.56e-4. The first
+  // stage holds 4 x (1 + 3 / 16) = 4.75 micro-batches in flight of its 3 layers, 3.4e7 bytes each.
+  EXPECT_EQ(MaxVirtualStages(14, 4), 4);
+  EXPECT_EQ(MaxVirtualStages(126, 16), 8);
+  EXPECT_EQ(MaxVirtualStages(126, 2), 63);  // two stages: every chunk needs a layer
+  const WorkloadModel w = Toy("layers: 14 global_batch_sequences: 4");
+  const StepEstimate e = EstimateStep(w, ToyHardware(), Config(1, 4, 1, 1, 4), 4);
+  ASSERT_TRUE(e.Feasible());
+  EXPECT_NEAR(InSeconds(e.compute), 4 * 4 * 1.56e-4, 1e-12);
+  EXPECT_NEAR(InBytes(e.activations), 3 * 4.75 * 3.4e7, 1e-3);
+}
+
+TEST(EstimateStep, PartialRecomputationRecomputesTheFewestLayersThatFit) {
+  // 8 layers on one GPU with 1.96e9 bytes of HBM. States: 97e6 parameters x 18 bytes = 1.746e9.
+  // Activations: 8 x 3.4e7 + the logits 8e6 = 2.8e8: 2.026e9 does not fit. Partial recomputation
+  // keeps one layer's working set (3.4e7), so 3.14e8, 1.0e8 over; each recomputed layer keeps only
+  // its input (2e6 of 3.4e7), saving 3.2e7: ceil(1e8 / 3.2e7) = 4 layers, 1.932e9 bytes. Each
+  // reruns its forward: 2.6e10 FLOP = 5.2e-5 s and 1/3 of its memory-bound 1.44e-4 s: 4 x 1.0e-4 s
+  // more per step.
+  TrainingHardware hw = ToyHardware();
+  hw.hbm = units::Bytes(1.96e9);
+  const WorkloadModel w = Toy("layers: 8");
+  const StepEstimate none = EstimateStep(w, hw, Config(1, 1, 1), 1);
+  EXPECT_EQ(none.infeasible, Infeasible::kMemory);
+  const StepEstimate partial = EstimateStep(w, hw, Config(1, 1, 1, 1, 1, RECOMPUTE_PARTIAL), 1);
+  ASSERT_TRUE(partial.Feasible());
+  EXPECT_EQ(partial.recomputed_layers, 4);
+  EXPECT_NEAR(InBytes(partial.memory), 1.932e9, 1e-3);
+  EXPECT_NEAR(InSeconds(partial.step - none.step), 4 * 1.0e-4, 1e-12);
+  // HFU counts the rerun half of the layers: model FLOPs 1000 x (6 x 97e6 + 12 x 8 x 1e6) =
+  // 6.78e11, recomputed 1000 x 8 x 4/8 x (2 x 12e6 + 4e6) = 1.12e11.
+  EXPECT_NEAR(InFraction(partial.hfu) / InFraction(partial.mfu), 7.9 / 6.78, 1e-12);
+}
+
+TEST(BuildWorkloadModel, SoftwareGenerationSetsTheFrameworkDefaults) {
+  const WorkloadModel old = Toy("framework { generation: SOFTWARE_MEGATRON_2021 }");
+  EXPECT_FALSE(old.flash_attention);
+  EXPECT_FALSE(old.sequence_parallel);
+  EXPECT_FALSE(old.distributed_optimizer);
+  EXPECT_FALSE(old.selective_recompute_available);
+  const WorkloadModel y2022 = Toy("framework { generation: SOFTWARE_MEGATRON_2022 }");
+  EXPECT_FALSE(y2022.flash_attention);
+  EXPECT_TRUE(y2022.sequence_parallel);
+  EXPECT_TRUE(y2022.selective_recompute_available);
+  EXPECT_FALSE(y2022.overlap_tensor_parallel);
+  const WorkloadModel now = BuildWorkloadModel(Parse<Workload>(kToy)).value();
+  EXPECT_TRUE(now.flash_attention);
+  EXPECT_TRUE(now.distributed_optimizer);
+  // An explicit field wins over its generation's default.
+  EXPECT_TRUE(Toy("framework { generation: SOFTWARE_MEGATRON_2021 flash_attention: true }")
+                  .flash_attention);
 }
 
 }  // namespace

@@ -84,14 +84,61 @@ absl::Status ValidateParallelism(const Parallelism& p, const Workload& w, absl::
   DCPLAN_RETURN_IF_ERROR(
       CountAtMost(path, "virtual_stages", p.virtual_stages(), limits::kMaxLayers));
   const uint64_t pp = p.pp() > 0 ? p.pp() : 1;
-  if (p.virtual_stages() > 0 && pp * p.virtual_stages() > w.layers()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(Path(path, "virtual_stages"), " ", p.virtual_stages(), " x pp ", pp,
-                     " must be <= workload.layers (", w.layers(), "): every chunk needs a layer"));
+  // The first and the last chunk may hold only the embedding or the output layer when pp > 2.
+  const uint64_t slack = pp > 2 ? 2 : 0;
+  if (p.virtual_stages() > 0 && pp * p.virtual_stages() > w.layers() + slack) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        Path(path, "virtual_stages"), " ", p.virtual_stages(), " x pp ", pp,
+        " must be <= workload.layers (", w.layers(), ")", slack > 0 ? " + 2" : "",
+        ": every chunk needs a layer",
+        slack > 0 ? " (the first and last may hold only the embedding or the output layer)" : ""));
   }
   if (!Recompute_IsValid(p.recompute())) {
     return absl::InvalidArgumentError(absl::StrCat(
         Path(path, "recompute"), " must be a known Recompute value, got ", p.recompute()));
+  }
+  if (p.recompute() == RECOMPUTE_SELECTIVE &&
+      w.framework().generation() == SOFTWARE_MEGATRON_2021) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        Path(path, "recompute"),
+        " RECOMPUTE_SELECTIVE needs workload.framework.generation SOFTWARE_MEGATRON_2022 or later, "
+        "got SOFTWARE_MEGATRON_2021"));
+  }
+  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "cp", p.cp(), limits::kMaxContextParallel));
+  if (p.cp() > 0 && w.seq_len() % p.cp() != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        Path(path, "cp"), " ", p.cp(), " must divide workload.seq_len (", w.seq_len(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateReliability(const Reliability& r, absl::string_view path) {
+  if (r.has_gpu_mtbi_hours()) {
+    DCPLAN_RETURN_IF_ERROR(
+        InRange(path, "gpu_mtbi_hours", r.gpu_mtbi_hours(), 0, limits::kMaxMtbiHours, true));
+  }
+  if (r.has_server_mtbi_hours()) {
+    DCPLAN_RETURN_IF_ERROR(
+        InRange(path, "server_mtbi_hours", r.server_mtbi_hours(), 0, limits::kMaxMtbiHours, true));
+  }
+  if (r.has_checkpoint_write_bytes_per_second()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "checkpoint_write_bytes_per_second",
+                                   r.checkpoint_write_bytes_per_second(), 0,
+                                   limits::kMaxCheckpointBytesPerSecond, true));
+  }
+  if (r.has_checkpoint_bytes_per_param()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "checkpoint_bytes_per_param",
+                                   r.checkpoint_bytes_per_param(), 0,
+                                   limits::kMaxCheckpointBytesPerParam, true));
+  }
+  if (r.has_restart_seconds()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "restart_seconds", r.restart_seconds(), 0,
+                                   limits::kMaxRestartSeconds, false));
+  }
+  if (r.has_checkpoint_interval_seconds()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "checkpoint_interval_seconds",
+                                   r.checkpoint_interval_seconds(), 0,
+                                   limits::kMaxCheckpointIntervalSeconds, false));
   }
   return absl::OkStatus();
 }
@@ -147,7 +194,13 @@ absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
   }
   DCPLAN_RETURN_IF_ERROR(
       InRange(path, "train_tokens", w.train_tokens(), 0, limits::kMaxTrainTokens, false));
-  return ValidateParallelism(w.parallelism(), w, Path(path, "parallelism"));
+  if (!SoftwareGeneration_IsValid(w.framework().generation())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Path(path, "framework.generation"), " must be a known SoftwareGeneration value, got ",
+        w.framework().generation()));
+  }
+  DCPLAN_RETURN_IF_ERROR(ValidateParallelism(w.parallelism(), w, Path(path, "parallelism")));
+  return ValidateReliability(w.reliability(), Path(path, "reliability"));
 }
 
 absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_view path) {
@@ -181,6 +234,18 @@ absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_vi
   if (c.has_hbm_usable_fraction()) {
     DCPLAN_RETURN_IF_ERROR(
         InRange(path, "hbm_usable_fraction", c.hbm_usable_fraction(), 0, 1, true));
+  }
+  if (c.has_gemm_knee_flops_per_byte()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "gemm_knee_flops_per_byte", c.gemm_knee_flops_per_byte(),
+                                   0, limits::kMaxGemmKneeFlopsPerByte, false));
+  }
+  if (c.has_kernel_overhead_seconds()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "kernel_overhead_seconds", c.kernel_overhead_seconds(), 0,
+                                   limits::kMaxLatencySeconds, false));
+  }
+  if (c.has_compute_units()) {
+    DCPLAN_RETURN_IF_ERROR(
+        CountAtMost(path, "compute_units", c.compute_units(), limits::kMaxComputeUnits));
   }
   return absl::OkStatus();
 }

@@ -38,6 +38,14 @@ inline constexpr uint32_t kMaxMicroBatch = 1000000;
 inline constexpr uint32_t kMaxDegree = 1000000000;  // tp, pp, dp
 inline constexpr double kMaxMemoryBoundFactor = 100;
 inline constexpr double kMaxLatencySeconds = 1;
+inline constexpr uint32_t kMaxContextParallel = 1024;
+inline constexpr double kMaxGemmKneeFlopsPerByte = 1e5;
+inline constexpr uint32_t kMaxComputeUnits = 100000;
+inline constexpr double kMaxMtbiHours = 1e9;
+inline constexpr double kMaxCheckpointBytesPerSecond = 1e15;
+inline constexpr double kMaxCheckpointBytesPerParam = 64;
+inline constexpr double kMaxRestartSeconds = 1e6;
+inline constexpr double kMaxCheckpointIntervalSeconds = 1e8;
 }  // namespace limits
 
 // Checks a workload; `path` prefixes field names ("workload").

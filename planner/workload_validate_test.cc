@@ -98,6 +98,39 @@ TEST(ValidateWorkload, ChecksPrecisionAndTrainTokens) {
                        HasSubstr("workload.train_tokens must be in [0, 1e+18]")));
 }
 
+TEST(ValidateWorkload, ChecksTheReliabilityAndGeneration) {
+  EXPECT_THAT(Check("reliability { gpu_mtbi_hours: 0 }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.reliability.gpu_mtbi_hours must be in (0, 1e+09], got 0"));
+  EXPECT_THAT(Check("reliability { server_mtbi_hours: -5 }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.reliability.server_mtbi_hours must be in (0, 1e+09], got -5"));
+  EXPECT_THAT(
+      Check("reliability { checkpoint_write_bytes_per_second: 0 }"),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          "workload.reliability.checkpoint_write_bytes_per_second must be in (0, 1e+15], got 0"));
+  EXPECT_THAT(
+      Check("reliability { checkpoint_bytes_per_param: 65 }"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "workload.reliability.checkpoint_bytes_per_param must be in (0, 64], got 65"));
+  EXPECT_THAT(Check("reliability { restart_seconds: -1 }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.reliability.restart_seconds must be in [0, 1e+06], got -1"));
+  EXPECT_THAT(
+      Check("reliability { checkpoint_interval_seconds: 1e9 }"),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          "workload.reliability.checkpoint_interval_seconds must be in [0, 1e+08], got 1e+09"));
+  EXPECT_THAT(Check("reliability { gpu_mtbi_hours: 50000 restart_seconds: 0 }"), IsOk());
+  Workload w = With("");
+  w.mutable_framework()->set_generation(static_cast<SoftwareGeneration>(9));
+  EXPECT_THAT(
+      ValidateWorkload(w, "workload"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "workload.framework.generation must be a known SoftwareGeneration value, got 9"));
+}
+
 TEST(ValidateWorkload, ChecksTheParallelism) {
   EXPECT_THAT(Check("parallelism { tp: 3 }"),
               StatusIs(absl::StatusCode::kFailedPrecondition,
@@ -105,9 +138,27 @@ TEST(ValidateWorkload, ChecksTheParallelism) {
   EXPECT_THAT(Check("parallelism { pp: 127 }"),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        "workload.parallelism.pp 127 must be <= workload.layers (126)"));
-  EXPECT_THAT(Check("parallelism { pp: 16 virtual_stages: 8 }"),
+  // Llama 3's split: 16 x 8 = 128 chunks for 126 layers (the first and last one short) is allowed;
+  // one more chunk per stage is not.
+  EXPECT_THAT(Check("parallelism { pp: 16 virtual_stages: 8 }"), IsOk());
+  EXPECT_THAT(Check("parallelism { pp: 16 virtual_stages: 9 }"),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("workload.parallelism.virtual_stages 8 x pp 16")));
+                       HasSubstr("workload.parallelism.virtual_stages 9 x pp 16 must be <= "
+                                 "workload.layers (126) + 2")));
+  EXPECT_THAT(Check("parallelism { pp: 2 virtual_stages: 64 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("virtual_stages 64 x pp 2 must be <= workload.layers (126):")));
+  EXPECT_THAT(Check("parallelism { cp: 3 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.parallelism.cp 3 must divide workload.seq_len (8192)"));
+  EXPECT_THAT(
+      Check("parallelism { cp: 2048 }"),
+      StatusIs(absl::StatusCode::kOutOfRange, "workload.parallelism.cp must be <= 1024, got 2048"));
+  EXPECT_THAT(Check("framework { generation: SOFTWARE_MEGATRON_2021 } "
+                    "parallelism { recompute: RECOMPUTE_SELECTIVE }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("workload.parallelism.recompute RECOMPUTE_SELECTIVE needs "
+                                 "workload.framework.generation SOFTWARE_MEGATRON_2022 or later")));
   Workload w = With("");
   w.mutable_parallelism()->set_recompute(static_cast<Recompute>(7));
   EXPECT_THAT(ValidateWorkload(w, "workload"),
@@ -122,6 +173,16 @@ TEST(ValidateCalibration, ChecksEveryField) {
     return ValidateCalibration(c, "hardware.calibration");
   };
   EXPECT_THAT(check(""), IsOk());
+  EXPECT_THAT(check("gemm_knee_flops_per_byte: -1"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "hardware.calibration.gemm_knee_flops_per_byte must be in [0, 100000], "
+                       "got -1"));
+  EXPECT_THAT(check("compute_units: 100001"),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       "hardware.calibration.compute_units must be <= 100000, got 100001"));
+  EXPECT_THAT(check("kernel_overhead_seconds: 2"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "hardware.calibration.kernel_overhead_seconds must be in [0, 1], got 2"));
   EXPECT_THAT(check("kernel_efficiency: 1.2"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "hardware.calibration.kernel_efficiency must be in (0, 1], got 1.2"));

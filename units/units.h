@@ -99,6 +99,8 @@ using money_per_energy_unit =
 using money_per_power_unit =
     decltype(money_unit() / power_unit());  // USD/W (USD/MW at the edges)
 using money_per_time_unit = decltype(money_unit() / time_unit());  // USD/s (USD/year at the edges)
+// Arithmetic intensity of a kernel: FLOPs per byte moved.
+using flops_per_byte_unit = decltype(compute_unit() / data_unit());  // FLOP/B
 
 // ---------------------------------------------------------------------------------------------------
 // Quantity types.
@@ -115,6 +117,7 @@ using MoneyPerEnergy = boost::units::quantity<money_per_energy_unit, double>;
 using MoneyPerPower = boost::units::quantity<money_per_power_unit, double>;
 using MoneyPerTime = boost::units::quantity<money_per_time_unit, double>;
 using Ratio = boost::units::quantity<dimensionless_unit, double>;
+using FlopsPerByte = boost::units::quantity<flops_per_byte_unit, double>;
 
 // Unit constants, for code that prefers `3.0 * watts` to `Watts(3.0)`.
 inline constexpr power_unit watts{};
@@ -165,6 +168,7 @@ inline MoneyPerPower UsdPerWatt(double v) { return MoneyPerPower::from_value(v);
 inline MoneyPerPower UsdPerMegawatt(double v) { return MoneyPerPower::from_value(v / 1e6); }
 inline MoneyPerTime UsdPerYear(double v) { return MoneyPerTime::from_value(v / kSecondsPerYear); }
 inline Ratio Fraction(double v) { return Ratio::from_value(v); }
+inline FlopsPerByte FlopsPerByteOf(double v) { return FlopsPerByte::from_value(v); }
 
 // ---------------------------------------------------------------------------------------------------
 // ... and named read-outs (a number leaves the typed world with its unit named).
@@ -190,5 +194,6 @@ inline double InUsdPerWatt(MoneyPerPower p) { return p.value(); }
 inline double InUsdPerMegawatt(MoneyPerPower p) { return p.value() * 1e6; }
 inline double InUsdPerYear(MoneyPerTime p) { return p.value() * kSecondsPerYear; }
 inline double InFraction(Ratio r) { return r.value(); }
+inline double InFlopsPerByte(FlopsPerByte i) { return i.value(); }
 
 }  // namespace dcplan::units

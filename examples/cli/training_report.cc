@@ -1,6 +1,8 @@
 // File: examples/cli/training_report.cc
 #include "examples/cli/training_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "examples/cli/flags.h"
@@ -22,6 +24,8 @@ const char* RecomputeName(Recompute r) {
       return "selective";
     case RECOMPUTE_FULL:
       return "full";
+    case RECOMPUTE_PARTIAL:
+      return "partial";
     default:
       return "unspecified";
   }
@@ -41,23 +45,42 @@ std::string TrainingTable(const TrainingPlan& t) {
       &s, "training: ", t.workload().empty() ? "(unnamed)" : Printable(t.workload()), " on ",
       units::FormatCount(t.gpu_count()), " GPUs",
       t.idle_gpus() ? absl::StrCat(" (", units::FormatCount(t.idle_gpus()), " idle)") : "", "\n");
+  if (t.largest_useful_gpus() > 0 && t.gpu_count() > t.largest_useful_gpus()) {
+    absl::StrAppend(&s, "  too large     the job can use at most ",
+                    units::FormatCount(t.largest_useful_gpus()),
+                    " GPUs: ", t.largest_useful_reason(), "\n");
+  }
   absl::StrAppendFormat(
       &s,
-      "  parallelism   tp %d x pp %d x dp %d, micro-batch %d, %d virtual "
-      "stage(s), recompute %s (%s)\n",
-      t.tp(), t.pp(), t.dp(), t.micro_batch(), t.virtual_stages(), RecomputeName(t.recompute()),
+      "  parallelism   tp %d x cp %d x pp %d x dp %d, micro-batch %d, %d virtual "
+      "stage(s), recompute %s%s (%s)\n",
+      t.tp(), std::max<uint32_t>(t.cp(), 1), t.pp(), t.dp(), t.micro_batch(), t.virtual_stages(),
+      RecomputeName(t.recompute()),
+      t.recompute() == RECOMPUTE_PARTIAL
+          ? absl::StrCat(" (", t.recomputed_layers(), " layers per stage)")
+          : "",
       t.searched()
           ? absl::StrCat("best of ", units::FormatCount(t.configurations_evaluated()), " searched")
           : "as given");
   absl::StrAppendFormat(
       &s, "  MFU           %s (HFU %s), %s realized\n", Pct(t.mfu()), Pct(t.hfu()),
       units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2));
+  absl::StrAppendFormat(
+      &s,
+      "  goodput       %s of wall time (effective MFU %s): an interruption every %s, checkpoint "
+      "%s every %s, restart %s\n",
+      Pct(t.goodput()), Pct(t.effective_mfu()), Sec(t.mtbi_seconds()),
+      Sec(t.checkpoint_write_seconds()), Sec(t.checkpoint_interval_seconds()),
+      Sec(t.restart_seconds()));
   absl::StrAppendFormat(&s, "  step          %s for %s sequences (%s micro-batches per pipeline)\n",
                         Sec(step), units::FormatCount(t.global_batch_sequences()),
                         units::FormatCount(t.micro_batches()));
   absl::StrAppendFormat(&s, "    compute          %s\n", term(b.compute_seconds()));
   absl::StrAppendFormat(&s, "    memory-bound     %s\n", term(b.memory_bound_seconds()));
   absl::StrAppendFormat(&s, "    tensor parallel  %s\n", term(b.tensor_parallel_seconds()));
+  if (t.cp() > 1) {
+    absl::StrAppendFormat(&s, "    context parallel %s\n", term(b.context_parallel_seconds()));
+  }
   absl::StrAppendFormat(&s, "    pipeline sends   %s\n", term(b.pipeline_p2p_seconds()));
   absl::StrAppendFormat(&s, "    pipeline bubble  %s\n", term(b.pipeline_bubble_seconds()));
   absl::StrAppendFormat(&s, "    data parallel    %s exposed of %s (%s in domain, %s across)\n",
@@ -74,7 +97,7 @@ std::string TrainingTable(const TrainingPlan& t) {
   absl::StrAppendFormat(&s, "  throughput    %s tokens/s\n",
                         units::FormatCount(static_cast<uint64_t>(t.tokens_per_second() + 0.5)));
   if (t.has_time_to_train_seconds()) {
-    absl::StrAppendFormat(&s, "  time to train %s for %.3g tokens\n",
+    absl::StrAppendFormat(&s, "  time to train %s for %.3g tokens (wall time, goodput included)\n",
                           units::FormatTime(units::Seconds(t.time_to_train_seconds()), 1),
                           t.train_tokens());
   }

@@ -37,10 +37,23 @@ ABSL_FLAG(std::string, dp, "",
           "data-parallel replicas (default: searched); with --tp and --pp, tp x pp x dp must equal "
           "--gpus");
 ABSL_FLAG(std::string, micro_batch, "", "sequences per micro-batch (default: searched)");
+ABSL_FLAG(std::string, cp, "",
+          "context-parallel degree: each sequence split over cp GPUs, ring attention (default: "
+          "searched; with --tp --pp --dp all set, 1 unless given)");
+ABSL_FLAG(std::string, software, "",
+          "training software generation: megatron_2021, megatron_2022 or current (default: "
+          "current; workload.framework.generation)");
+ABSL_FLAG(std::string, gpu_mtbi_hours, "",
+          "mean time between job interruptions per GPU, in hours (workload.reliability; default "
+          "86000, from Llama 3)");
+ABSL_FLAG(std::string, server_mtbi_hours, "",
+          "mean time between job interruptions per server, in hours (default 15300, from Llama 3)");
+ABSL_FLAG(std::string, checkpoint_write_gbps, "",
+          "aggregate checkpoint write bandwidth in GB/s (bytes, not bits; default 2000)");
 ABSL_FLAG(std::string, virtual_stages, "",
           "model chunks per pipeline stage, interleaved schedule (default: searched)");
 ABSL_FLAG(std::string, recompute, "",
-          "activation recomputation: none, selective or full (default: searched)");
+          "activation recomputation: none, selective, partial or full (default: searched)");
 ABSL_FLAG(std::string, train_tokens, "", "tokens to train on, e.g. 15T, for the time to train");
 ABSL_FLAG(
     std::string, kernel_efficiency, "",
@@ -134,9 +147,45 @@ absl::Status ApplyWorkloadFlags(PlanRequest* r) {
       P(r)->set_recompute(RECOMPUTE_SELECTIVE);
     } else if (s == "full") {
       P(r)->set_recompute(RECOMPUTE_FULL);
+    } else if (s == "partial") {
+      P(r)->set_recompute(RECOMPUTE_PARTIAL);
     } else {
-      return FlagError("recompute", "none, selective or full", s);
+      return FlagError("recompute", "none, selective, partial or full", s);
     }
+  }
+  DCPLAN_RETURN_IF_ERROR(SetCount(
+      "cp", absl::GetFlag(FLAGS_cp), 1, [](PlanRequest* q, uint32_t v) { P(q)->set_cp(v); }, r));
+  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_software)); !s.empty()) {
+    Framework* fw = W(r)->mutable_framework();
+    if (s == "megatron_2021") {
+      fw->set_generation(SOFTWARE_MEGATRON_2021);
+    } else if (s == "megatron_2022") {
+      fw->set_generation(SOFTWARE_MEGATRON_2022);
+    } else if (s == "current") {
+      fw->set_generation(SOFTWARE_CURRENT);
+    } else {
+      return FlagError("software", "megatron_2021, megatron_2022 or current", s);
+    }
+  }
+  struct PositiveFlag {
+    const char* name;
+    std::string text;
+    double scale;
+    void (Reliability::*set)(double);
+  };
+  for (const PositiveFlag& f :
+       {PositiveFlag{"gpu_mtbi_hours", absl::GetFlag(FLAGS_gpu_mtbi_hours), 1.0,
+                     &Reliability::set_gpu_mtbi_hours},
+        PositiveFlag{"server_mtbi_hours", absl::GetFlag(FLAGS_server_mtbi_hours), 1.0,
+                     &Reliability::set_server_mtbi_hours},
+        PositiveFlag{"checkpoint_write_gbps", absl::GetFlag(FLAGS_checkpoint_write_gbps), 1e9,
+                     &Reliability::set_checkpoint_write_bytes_per_second}}) {
+    if (f.text.empty()) continue;
+    double v = 0;
+    if (!absl::SimpleAtod(f.text, &v) || !std::isfinite(v) || !(v > 0)) {
+      return FlagError(f.name, "a positive number", f.text);
+    }
+    (W(r)->mutable_reliability()->*f.set)(v * f.scale);
   }
   if (std::string s = absl::GetFlag(FLAGS_params); !s.empty()) {
     auto v = units::ParseCount(s);
