@@ -111,7 +111,7 @@ class Printer {
       const FieldDescriptor* f = d->field(i);
       if (f->containing_oneof() != nullptr) continue;
       if (f->message_type() != nullptr && !f->is_repeated() && !r->HasField(m, f)) continue;
-      if (!PrintField(m, f, depth, &first)) return false;
+      if (!PrintField(m, r, f, depth, &first)) return false;
     }
     if (d->oneof_decl_count() > 0) {
       int previous = 0;
@@ -125,7 +125,7 @@ class Printer {
           if (next == nullptr || f->number() < next->number()) next = f;
         }
         if (next == nullptr) break;
-        if (!PrintField(m, next, depth, &first)) return false;
+        if (!PrintField(m, r, next, depth, &first)) return false;
         previous = next->number();
       }
     }
@@ -135,7 +135,8 @@ class Printer {
   }
 
  private:
-  bool PrintField(const Message& m, const FieldDescriptor* f, int depth, bool* first) {
+  bool PrintField(const Message& m, const Reflection* r, const FieldDescriptor* f, int depth,
+                  bool* first) {
     if (f->is_map()) return false;
     if (!*first) out_->push_back(',');
     *first = false;
@@ -143,13 +144,13 @@ class Printer {
     out_->push_back('"');
     out_->append(f->name());
     out_->append(indent_ ? "\": " : "\":");
-    if (!f->is_repeated()) return PrintValue(m, f, -1, depth + 1);
-    const int n = m.GetReflection()->FieldSize(m, f);
+    if (!f->is_repeated()) return PrintValue(m, r, f, -1, depth + 1);
+    const int n = r->FieldSize(m, f);
     out_->push_back('[');
     for (int j = 0; j < n; ++j) {
       if (j > 0) out_->push_back(',');
       NewLine(depth + 2);
-      if (!PrintValue(m, f, j, depth + 2)) return false;
+      if (!PrintValue(m, r, f, j, depth + 2)) return false;
     }
     if (n > 0) NewLine(depth + 1);
     out_->push_back(']');
@@ -163,8 +164,8 @@ class Printer {
   }
 
   // Field `f` of `m` (element `index` when repeated, else -1).
-  bool PrintValue(const Message& m, const FieldDescriptor* f, int index, int depth) {
-    const Reflection* r = m.GetReflection();
+  bool PrintValue(const Message& m, const Reflection* r, const FieldDescriptor* f, int index,
+                  int depth) {
     const bool rep = index >= 0;
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_MESSAGE:
@@ -304,6 +305,7 @@ class Parser {
   bool ParseObject(Message* m, int depth) {
     if (depth > kMaxDepth || !Consume('{')) return false;
     const Descriptor* d = m->GetDescriptor();
+    const Reflection* r = m->GetReflection();
     std::vector<bool> seen(static_cast<size_t>(d->field_count()), false);
     if (Consume('}')) return true;
     do {
@@ -329,11 +331,11 @@ class Parser {
         if (!Consume('[')) return false;
         if (!Consume(']')) {
           do {
-            if (!ParseValue(m, f, depth)) return false;
+            if (!ParseValue(m, r, f, depth)) return false;
           } while (Consume(','));
           if (!Consume(']')) return false;
         }
-      } else if (!ParseValue(m, f, depth)) {
+      } else if (!ParseValue(m, r, f, depth)) {
         return false;
       }
     } while (Consume(','));
@@ -341,8 +343,7 @@ class Parser {
   }
 
   // One value of field `f` (an element when repeated).
-  bool ParseValue(Message* m, const FieldDescriptor* f, int depth) {
-    const Reflection* r = m->GetReflection();
+  bool ParseValue(Message* m, const Reflection* r, const FieldDescriptor* f, int depth) {
     const bool rep = f->is_repeated();
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_MESSAGE:
@@ -396,7 +397,7 @@ class Parser {
           bool integer;
           if (!ParseNumberToken(&token, &integer) || !integer) return false;
         }
-        return SetInteger(m, f, token);
+        return SetInteger(m, r, f, token);
       }
       case FieldDescriptor::CPPTYPE_BOOL: {
         bool v;
@@ -429,8 +430,8 @@ class Parser {
     }
   }
 
-  bool SetInteger(Message* m, const FieldDescriptor* f, absl::string_view token) {
-    const Reflection* r = m->GetReflection();
+  bool SetInteger(Message* m, const Reflection* r, const FieldDescriptor* f,
+                  absl::string_view token) {
     const bool rep = f->is_repeated();
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_INT32: {
