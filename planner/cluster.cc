@@ -1,5 +1,7 @@
 #include "planner/cluster.h"
 
+#include <cmath>
+
 namespace dcplan {
 namespace {
 
@@ -7,24 +9,34 @@ int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
 
 inline double D(int64_t v) { return static_cast<double>(v); }
 
+// Hot spares for `servers` training servers: the fraction, rounded up (a product that rounding
+// lifts a hair above a whole number, 100 x 0.07, stays that number).
+int64_t SpareServers(const Model& m, int64_t servers) {
+  const double f = units::InFraction(m.auxiliary.hot_spares);
+  if (!(f > 0) || servers <= 0) return 0;
+  return static_cast<int64_t>(std::ceil(D(servers) * f * (1.0 - 1e-12)));
+}
+
 }  // namespace
 
 void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
   ClusterEval& e = *out;
   e.gpus = gpus < 0 ? 0 : gpus;
-  // ceil(ceil(a / b) / c) = ceil(a / (b c)): each count straight from the GPUs, so the divisions
-  // run side by side instead of one after another (the products stay far below 2^63: at most 1024
-  // x 4096 x 10^6 by the validator's limits).
-  const int64_t per_rack = m.server.gpus * m.servers_per_rack;
-  e.servers = CeilDiv(e.gpus, m.server.gpus);
-  e.racks = CeilDiv(e.gpus, per_rack);
-  e.pods = CeilDiv(e.gpus, per_rack * m.racks_per_pod);
+  const int64_t training_servers = CeilDiv(e.gpus, m.server.gpus);
+  e.spare_servers = SpareServers(m, training_servers);
+  e.servers = training_servers + e.spare_servers;
+  // Racks and pods straight from the servers: ceil(ceil(a / b) / c) = ceil(a / (b c)), so the
+  // divisions run side by side (the products stay far below 2^63 by the validator's limits).
+  e.racks = CeilDiv(e.servers, m.servers_per_rack);
+  e.pods = CeilDiv(e.servers, m.servers_per_rack * m.racks_per_pod);
   e.buildings = m.pods_per_building > 0 ? CeilDiv(e.pods, m.pods_per_building) : (e.pods > 0);
+  e.head_nodes = e.gpus > 0 ? m.auxiliary.head_nodes : 0;
+  // Spares are installed, cabled and powered like any server.
+  const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
 
   const units::Power zero = units::Watts(0.0);
   if (m.network.nics_per_gpu > 0) {
-    SizeFatTree(e.gpus * m.network.nics_per_gpu, m.network.radix, m.network.leaf_downlinks,
-                &e.fabric);
+    SizeFabric(m.network.fabric, installed_gpus * m.network.nics_per_gpu, &e.fabric);
     e.switch_power = D(e.fabric.switch_count) * m.network.switch_power;
     e.optic_power = D(e.fabric.optic_count) * m.network.optic_power;
   } else {
@@ -32,34 +44,75 @@ void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
     e.switch_power = zero;
     e.optic_power = zero;
   }
-  e.gpu_power = D(e.gpus) * m.accelerator.power;
+  e.gpu_power = D(installed_gpus) * m.accelerator.power;
   e.server_overhead_power = D(e.servers) * m.server.overhead;
   e.rack_overhead_power = D(e.racks) * m.rack.overhead;
   e.network_power = e.switch_power + e.optic_power;
-  e.it_power = e.gpu_power + e.server_overhead_power + e.rack_overhead_power + e.network_power;
+  e.compute_it_power =
+      e.gpu_power + e.server_overhead_power + e.rack_overhead_power + e.network_power;
+  e.storage_power = e.compute_it_power * m.auxiliary.storage_power;
+  e.frontend_power = e.compute_it_power * m.auxiliary.frontend_power;
+  e.head_node_power = D(e.head_nodes) * m.auxiliary.head_node_power;
+  e.it_power = e.compute_it_power + e.storage_power + e.frontend_power + e.head_node_power;
   e.facility_power = e.it_power * m.site.pue;
 }
 
 void AddCost(const Model& m, ClusterEval* out) {
   ClusterEval& e = *out;
-  // Capex: whole servers (a partly filled server is bought whole), racks, fabric, facility, site.
+  const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
+  // The same devices at their nameplate and under training load.
+  const units::Ratio aux = 1.0 + m.auxiliary.storage_power + m.auxiliary.frontend_power;
+  const units::Power optics = D(e.fabric.optic_count) * m.network.optic_power;
+  // (Summed in EvaluatePower's order, so that with no measured figures the draw under load is
+  // the provisioned power to the last bit.)
+  e.nameplate_it_power =
+      (D(installed_gpus) * m.accelerator.tdp + D(e.servers) * m.server.overhead_nameplate +
+       D(e.racks) * m.rack.overhead_nameplate +
+       (D(e.fabric.switch_count) * m.network.switch_nameplate + optics)) *
+          aux +
+      e.head_node_power;
+  e.measured_it_power =
+      (D(installed_gpus) * m.accelerator.measured + D(e.servers) * m.server.overhead_measured +
+       D(e.racks) * m.rack.overhead_measured +
+       (D(e.fabric.switch_count) * m.network.switch_measured + optics)) *
+          aux +
+      e.head_node_power;
+
+  // Capex: whole servers (a partly filled server is bought whole), racks, fabric, storage,
+  // frontend, head nodes, facility, site.
   e.servers_capex = D(e.servers) * m.server.price;
   e.racks_capex = D(e.racks) * m.rack.price;
   e.network_capex = D(e.fabric.switch_count) * m.network.switch_price +
-                    D(e.fabric.optic_count) * m.network.optic_price;
+                    D(e.fabric.optic_count) * m.network.optic_price +
+                    D(e.fabric.copper_count) * m.network.copper_price;
+  const units::Money compute_capex = e.servers_capex + e.racks_capex + e.network_capex;
+  e.storage_capex = compute_capex * m.auxiliary.storage_price;
+  e.frontend_capex = compute_capex * m.auxiliary.frontend_price;
+  e.head_nodes_capex = D(e.head_nodes) * m.auxiliary.head_node_price;
+  e.it_capex = compute_capex + e.storage_capex + e.frontend_capex + e.head_nodes_capex;
   e.facility_capex = e.it_power * m.costs.facility_per_it_power;
   e.site_fixed_capex = m.costs.site_fixed;
-  e.capex = e.servers_capex + e.racks_capex + e.network_capex + e.facility_capex +
-            e.site_fixed_capex;
+  e.capex = e.servers_capex + e.racks_capex + e.network_capex + e.storage_capex + e.frontend_capex +
+            e.head_nodes_capex + e.facility_capex + e.site_fixed_capex;
+  const units::Money building = e.facility_capex + e.site_fixed_capex;
+  e.it_capital_rate = e.it_capex / m.costs.it_annuity;
+  e.facility_capital_rate = building / m.costs.facility_annuity;
 
-  // Opex: planners provision for peak IT power and pay for the average draw at the meter.
-  e.average_facility_power = e.it_power * m.costs.average_utilization * m.site.pue;
+  // Opex: the average draw under load at the meter, at the annual PUE.
+  e.average_facility_power = e.measured_it_power * m.costs.average_utilization * m.site.annual_pue;
   e.energy_per_year = e.average_facility_power * units::Years(1.0);
   e.energy_cost_per_year = e.energy_per_year * m.costs.electricity;
-  e.maintenance_per_year = e.capex * m.costs.maintenance_per_year;
+  e.maintenance_per_year = e.it_capex * m.costs.it_maintenance_per_year +
+                           building * m.costs.facility_maintenance_per_year;
   e.staff_per_year = m.costs.staff * units::Years(1.0);
   e.opex_per_year = e.energy_cost_per_year + e.maintenance_per_year + e.staff_per_year;
-  e.tco = e.capex + e.opex_per_year * units::InYears(m.costs.horizon);
+  // Capital over the horizon: each class's annuity for horizon years (exactly its capex when the
+  // horizon is its life at no cost of capital).
+  const units::Money capital =
+      m.costs.it_annuity == m.costs.horizon && m.costs.facility_annuity == m.costs.horizon
+          ? e.capex
+          : e.it_capital_rate * m.costs.horizon + e.facility_capital_rate * m.costs.horizon;
+  e.tco = capital + e.opex_per_year * units::InYears(m.costs.horizon);
 }
 
 ClusterEval EvaluateForCaps(const Model& m, int64_t gpus) {

@@ -1,11 +1,11 @@
 // File: planner/cluster.h
 //
 // Evaluating one cluster size: given G GPUs, everything that follows from the model in closed form:
-// counts at every level (GPUs in whole servers, servers in racks, racks in pods, pods in buildings), the
-// scale-out fabric, power from the accelerators to the facility meter, compute, capex and opex.
-// Counts are ceilings of divisions and power and cost are sums of per-level terms, so an evaluation costs
-// nanoseconds and never allocates; every figure is non-decreasing in G, which is what lets the solver
-// bisect.
+// counts at every level (GPUs in whole servers, servers in racks, racks in pods, pods in
+// buildings), the scale-out fabric, power from the accelerators to the facility meter, compute,
+// capex and opex. Counts are ceilings of divisions and power and cost are sums of per-level terms,
+// so an evaluation costs nanoseconds and never allocates; every figure is non-decreasing in G,
+// which is what lets the solver bisect.
 //
 // Example:
 //   ClusterEval e = EvaluateCluster(model, 32768);
@@ -22,22 +22,33 @@ namespace dcplan {
 
 struct ClusterEval {
   // Counts. The last server may be partly filled when gpus is not a multiple of gpus per server.
+  // `gpus` are the training GPUs; `servers` includes the hot spares.
   int64_t gpus = 0;
   int64_t servers = 0;
+  int64_t spare_servers = 0;
+  int64_t head_nodes = 0;
   int64_t racks = 0;
   int64_t pods = 0;
   int64_t buildings = 0;
   FabricSize fabric;
 
-  // Power.
+  // Power as provisioned. it_power = compute_it_power (GPU servers, racks, scale-out fabric) +
+  // storage + frontend network + head nodes; facility power = it_power x design-day PUE.
   units::Power gpu_power;
   units::Power server_overhead_power;
   units::Power rack_overhead_power;
   units::Power switch_power;
   units::Power optic_power;
   units::Power network_power;
+  units::Power compute_it_power;
+  units::Power storage_power;
+  units::Power frontend_power;
+  units::Power head_node_power;
   units::Power it_power;
   units::Power facility_power;
+  // IT power with every device at its nameplate and at its draw under training load (AddCost).
+  units::Power nameplate_it_power;
+  units::Power measured_it_power;
 
   // Compute.
   units::ComputeRate peak;
@@ -48,12 +59,19 @@ struct ClusterEval {
   units::Money servers_capex;
   units::Money racks_capex;
   units::Money network_capex;
+  units::Money storage_capex;
+  units::Money frontend_capex;
+  units::Money head_nodes_capex;
+  units::Money it_capex;  // all of the above
   units::Money facility_capex;
   units::Money site_fixed_capex;
   units::Money capex;
+  // Capital charged per year: each class's capex over its annuity (planner/model.h).
+  units::MoneyPerTime it_capital_rate;
+  units::MoneyPerTime facility_capital_rate;
 
   // Operating cost per year and over the horizon.
-  units::Power average_facility_power;  // average IT draw x PUE
+  units::Power average_facility_power;  // average IT draw under load x annual PUE
   units::Energy energy_per_year;
   units::Money energy_cost_per_year;
   units::Money maintenance_per_year;
@@ -65,13 +83,14 @@ struct ClusterEval {
 // Evaluates a cluster of `gpus` GPUs (>= 0) under `model`. Pure and O(1).
 ClusterEval EvaluateCluster(const Model& model, int64_t gpus);
 
-// Only what the caps need (counts, power and money), without the efficiency model: the solver's inner
-// loop. Fields not needed for caps are left at zero.
+// Only what the caps need (counts, power and money), without the efficiency model: the solver's
+// inner loop. Fields not needed for caps are left at zero.
 ClusterEval EvaluateForCaps(const Model& model, int64_t gpus);
 
 // The three steps of EvaluateCluster, for the solver, whose probes need costs only under a budget
-// and compute only at the answer: counts, fabric and power of `gpus` GPUs written into `eval` (other
-// fields untouched); capex and opex from those; peak, MFU and realized compute from the GPU count.
+// and compute only at the answer: counts, fabric and power of `gpus` GPUs written into `eval`
+// (other fields untouched); capex and opex from those; peak, MFU and realized compute from the GPU
+// count.
 void EvaluatePower(const Model& model, int64_t gpus, ClusterEval* eval);
 void AddCost(const Model& model, ClusterEval* eval);
 void AddCompute(const Model& model, ClusterEval* eval);

@@ -1,22 +1,93 @@
 // File: planner/defaults.h
 //
-// The defaults proto/request.proto promises for its optional fields, in one place, so the validator (which
-// checks cross-field rules on effective values) and the model (which applies them) cannot disagree.
+// The defaults proto/request.proto promises for its optional fields, in one place, so the validator
+// (which checks cross-field rules on effective values) and the model (which applies them) cannot
+// disagree; and the effective values of fields whose default depends on other fields (the PUEs on
+// the cooling, a device's provisioned power on the site's provisioning policy).
 //
 // Example:
-//   double pue = site.has_pue() ? site.pue() : defaults::kPue;
+//   double pue = PeakPue(site);               // site.pue, or the cooling type's design-day default
+//   double annual = AnnualPue(site);          // never above the peak
 #pragma once
+
+#include <algorithm>
+
+#include "proto/request.pb.h"
 
 namespace dcplan::defaults {
 
-inline constexpr double kPue = 1.3;                 // site.pue
-inline constexpr double kPowerFactor = 0.95;        // site.substation.power_factor
-inline constexpr double kAverageUtilization = 0.8;  // costs.average_utilization
-inline constexpr double kHorizonYears = 4.0;        // costs.horizon_years
+inline constexpr double kPue = 1.3;                   // site.pue without a cooling type
+inline constexpr double kPowerFactor = 0.95;          // site.substation.power_factor
+inline constexpr double kAverageUtilization = 0.8;    // costs.average_utilization
+inline constexpr double kHorizonYears = 4.0;          // costs.horizon_years
 inline constexpr double kLeafOversubscription = 1.0;  // hardware.network.leaf_oversubscription
+// site.provisioning.margin: an HGX H100 node's highest draw while training, 8.4 kW, is 8% above its
+// 7.75 kW average (IEEE Access 13 (2025) 61740, "Single-Node Power Demand During AI Training";
+// arXiv 2506.14551 for the average).
+inline constexpr double kProvisioningMargin = 0.08;
+inline constexpr double kWacc = 0.0;  // costs.wacc
 // efficiency.log_linear: the seed chapter's MFU = 0.62 - 0.02 log2(G), floored at 0.01.
 inline constexpr double kMfuIntercept = 0.62;
 inline constexpr double kMfuSlopePerDoubling = 0.02;
 inline constexpr double kMfuFloor = 0.01;
+
+// PUE by cooling type: the design-day peak (sizes the facility) and the annual average (the energy
+// bill).
+// - Air: Uptime Institute's Global Data Center Survey 2023 puts sites of 20 MW and above at an
+//   annual average of 1.44 (hardware_reference.md, "Facilities"). The design-day figure is a
+//   judgement, not a survey figure (no public source gives the gap): on the hottest hours the
+//   economizers stop and the chillers run at full lift, about a quarter more overhead: 1.55.
+// - Direct liquid: LBNL's 2024 United States Data Center Energy Usage Report (Shehabi et al.) puts
+//   specialized AI data centers at an annual average of 1.14 in 2023, against 1.43 for all US
+//   sites; new German sites must stay at or below 1.2 (EnEfG, from 2026). The design-day 1.2 is a
+//   judgement: dry coolers need chiller trim on the hottest hours.
+// Give your site's own figures when you know them.
+inline constexpr double kAirPue = 1.55;
+inline constexpr double kAirAnnualPue = 1.44;
+inline constexpr double kLiquidPue = 1.2;
+inline constexpr double kLiquidAnnualPue = 1.14;
+
+// site.pue as the model applies it.
+inline double PeakPue(const Site& site) {
+  if (site.has_pue()) return site.pue();
+  switch (site.cooling()) {
+    case COOLING_AIR:
+      return kAirPue;
+    case COOLING_DIRECT_LIQUID:
+      return kLiquidPue;
+    default:
+      return kPue;
+  }
+}
+
+// site.annual_pue as the model applies it, given the peak PUE in effect (a sweep patches the peak).
+inline double AnnualPue(Cooling cooling, bool has_annual, double annual, double peak) {
+  if (has_annual) return annual;
+  switch (cooling) {
+    case COOLING_AIR:
+      return std::min(kAirAnnualPue, peak);
+    case COOLING_DIRECT_LIQUID:
+      return std::min(kLiquidAnnualPue, peak);
+    default:
+      return peak;
+  }
+}
+inline double AnnualPue(const Site& site) {
+  return AnnualPue(site.cooling(), site.has_annual_pue(), site.annual_pue(), PeakPue(site));
+}
+
+// The power a device is provisioned for: its nameplate, or under PROVISIONING_BASIS_MEASURED its
+// measured draw (0 = the nameplate) times 1 + margin, at most the nameplate.
+inline double ProvisionedWatts(double nameplate, double measured, const Provisioning& p) {
+  if (p.basis() != PROVISIONING_BASIS_MEASURED) return nameplate;
+  const double draw = measured > 0 ? measured : nameplate;
+  const double margin = p.has_margin() ? p.margin() : kProvisioningMargin;
+  return std::min(nameplate, draw * (1.0 + margin));
+}
+
+// A device's draw under training load: its measured figure, or its nameplate when none is given.
+inline double MeasuredWatts(double nameplate, double measured) {
+  return measured > 0 ? measured : nameplate;
+}
 
 }  // namespace dcplan::defaults

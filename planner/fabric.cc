@@ -5,8 +5,33 @@
 
 namespace dcplan {
 namespace {
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
+
+// Links a top-of-rack leaf that serves `ports` (<= d) NICs sends up: its share of the u uplinks.
+int64_t LeafUplinks(int64_t ports, int64_t d, int64_t u) { return CeilDiv(ports * u, d); }
+
+// Leaves and the links above them for `ports` NIC ports that share leaves only within themselves
+// (one rack), `d` down and `u` up per leaf.
+void GroupLeaves(int64_t ports, int64_t d, int64_t u, int64_t* leaves, int64_t* links) {
+  const int64_t full = ports / d;
+  const int64_t rest = ports % d;
+  *leaves += full + (rest > 0);
+  *links += full * u + LeafUplinks(rest, d, u);
+}
 }  // namespace
+
+int64_t DownlinksAt(int64_t radix, double oversubscription) {
+  return static_cast<int64_t>(
+      std::floor(static_cast<double>(radix) * oversubscription / (1.0 + oversubscription) + 1e-9));
+}
+
+FabricSpec FatTreeSpec(int64_t radix, int64_t leaf_downlinks) {
+  FabricSpec s;
+  s.radix = radix;
+  s.downlinks.fill(radix / 2);
+  s.downlinks[0] = leaf_downlinks;
+  return s;
+}
 
 double FullBisectionHosts(int64_t radix, int tiers) {
   return 2.0 * std::pow(static_cast<double>(radix) / 2.0, tiers);
@@ -27,6 +52,10 @@ FabricSize SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks)
 }
 
 void SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks, FabricSize* out) {
+  SizeFabric(FatTreeSpec(radix, leaf_downlinks), endpoints, out);
+}
+
+void SizeFabric(const FabricSpec& spec, int64_t endpoints, FabricSize* out) {
   // Every field is set below, in place: the solver sizes a fabric per probe, into the previous
   // probe's. Of the tiers only those the old size used can be non-zero; they are cleared first.
   FabricSize& f = *out;
@@ -36,38 +65,84 @@ void SizeFatTree(int64_t endpoints, int64_t radix, int64_t leaf_downlinks, Fabri
   f.switch_count = 0;
   f.endpoint_count = endpoints;
   f.optic_count = 0;
+  f.copper_count = 0;
   f.fits = true;
   if (endpoints <= 0) return;
-  if (endpoints <= radix) {
+  const bool copper = spec.layout == LeafLayout::kTopOfRack;
+  // NIC links: a NIC end and a leaf end each.
+  if (copper) {
+    f.copper_count = 2 * endpoints;
+  } else {
+    f.optic_count = 2 * endpoints;
+  }
+  const int64_t k = spec.radix;
+  if (endpoints <= k) {
     f.tiers = 1;
     f.switches_per_tier[0] = 1;
     f.switch_count = 1;
-    f.optic_count = 2 * endpoints;
     return;
   }
-  const int64_t d = leaf_downlinks;
-  const int64_t u = radix - d;
-  const double half = static_cast<double>(radix) / 2.0;
-  // Capacity of t tiers: d k (k/2)^(t-2), compared in doubles (it overflows int64 quickly).
-  double capacity = static_cast<double>(d) * static_cast<double>(radix);
+  const int64_t d = spec.downlinks[0];
+  const int64_t u = k - d;
+  int64_t leaves = 0;
+  int64_t links = 0;
+  switch (spec.layout) {
+    case LeafLayout::kPacked:
+      leaves = CeilDiv(endpoints, d);
+      links = leaves * u;
+      break;
+    case LeafLayout::kTopOfRack: {
+      const int64_t racks = endpoints / spec.ports_per_rack;
+      int64_t rack_leaves = 0;
+      int64_t rack_links = 0;
+      GroupLeaves(spec.ports_per_rack, d, u, &rack_leaves, &rack_links);
+      leaves = racks * rack_leaves;
+      links = racks * rack_links;
+      GroupLeaves(endpoints % spec.ports_per_rack, d, u, &leaves, &links);
+      break;
+    }
+    case LeafLayout::kRailOptimized: {
+      // Rails: one per NIC port of a server; each rail's leaves serve d servers, and a leaf
+      // serving fewer gets its share of the uplinks (as a top-of-rack leaf does).
+      const int64_t servers = CeilDiv(endpoints, spec.ports_per_server);
+      int64_t rail_leaves = 0;
+      int64_t rail_links = 0;
+      GroupLeaves(servers, d, u, &rail_leaves, &rail_links);
+      leaves = spec.ports_per_server * rail_leaves;
+      links = spec.ports_per_server * rail_links;
+      break;
+    }
+  }
+  // The fewest tiers that hold the leaves: t tiers hold k d_2 ... d_{t-1} of them (in doubles: the
+  // product overflows int64 quickly).
+  double most_leaves = static_cast<double>(k);
   int tiers = 2;
-  while (static_cast<double>(endpoints) > capacity) {
+  while (static_cast<double>(leaves) > most_leaves) {
     if (++tiers > kMaxFabricTiers) {
       f.fits = false;
+      f.optic_count = 0;
+      f.copper_count = 0;
       return;
     }
-    capacity *= half;
+    most_leaves *= static_cast<double>(spec.downlinks[tiers - 2]);
   }
-  const int64_t leaves = CeilDiv(endpoints, d);
-  const int64_t uplinks = leaves * u;
-  const int64_t middle = CeilDiv(uplinks, radix / 2);  // each middle tier
-  const int64_t top = CeilDiv(uplinks, radix);
   f.tiers = tiers;
   f.switches_per_tier[0] = leaves;
-  for (int t = 1; t < tiers - 1; ++t) f.switches_per_tier[t] = middle;
+  f.switch_count = leaves;
+  int64_t inter_tier_links = links;
+  for (int t = 1; t < tiers - 1; ++t) {
+    const int64_t dt = spec.downlinks[t];
+    const int64_t switches = CeilDiv(links, dt);
+    f.switches_per_tier[t] = switches;
+    f.switch_count += switches;
+    // Links on up from this tier: its downlinks' traffic at its oversubscription.
+    links = CeilDiv(links * (k - dt), dt);
+    inter_tier_links += links;
+  }
+  const int64_t top = CeilDiv(links, k);
   f.switches_per_tier[tiers - 1] = top;
-  f.switch_count = leaves + static_cast<int64_t>(tiers - 2) * middle + top;
-  f.optic_count = 2 * endpoints + 2 * static_cast<int64_t>(tiers - 1) * uplinks;
+  f.switch_count += top;
+  f.optic_count += 2 * inter_tier_links;
 }
 
 }  // namespace dcplan

@@ -57,6 +57,18 @@ Power SubstationCapacity(const Substation& s) {
   return units::Watts(usable * s.transformer_rating_va() * pf);
 }
 
+units::Time AnnuityYears(double wacc, double life_years) {
+  if (!(wacc > 0)) return units::Years(life_years);
+  return units::Years((1.0 - std::pow(1.0 + wacc, -life_years)) / wacc);
+}
+
+void SetPeakPue(double pue, SiteModel* site) {
+  site->pue = Fraction(pue);
+  if (!site->has_annual_pue) {
+    site->annual_pue = Fraction(defaults::AnnualPue(site->cooling, false, 0.0, pue));
+  }
+}
+
 absl::Status CheckPowerCapPlace(const Constraints& caps) {
   if (caps.power_cap_at() == POWER_CAP_AT_SUBSTATION && caps.power_cap_watts() > 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -72,19 +84,30 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateRequest(request));
   Model m;
   m.name = request.name();
+  const Provisioning& provisioning = request.site().provisioning();
+  // A device's provisioned power and its draw under training load, from its nameplate and its
+  // measured figure (0 = the nameplate).
+  const auto provisioned = [&provisioning](double nameplate, double measured) {
+    return units::Watts(defaults::ProvisionedWatts(nameplate, measured, provisioning));
+  };
+  const auto under_load = [](double nameplate, double measured) {
+    return units::Watts(defaults::MeasuredWatts(nameplate, measured));
+  };
 
   const Accelerator& acc = request.hardware().accelerator();
   m.accelerator.peak = units::FlopsPerSecond(acc.peak_flops_per_second());
   m.accelerator.tdp = units::Watts(acc.tdp_watts());
-  m.accelerator.power =
-      units::Watts(acc.measured_power_watts() > 0 ? acc.measured_power_watts() : acc.tdp_watts());
+  m.accelerator.power = provisioned(acc.tdp_watts(), acc.measured_power_watts());
+  m.accelerator.measured = under_load(acc.tdp_watts(), acc.measured_power_watts());
   m.accelerator.hbm = units::Bytes(acc.hbm_bytes());
   m.accelerator.hbm_bandwidth = units::BytesPerSecond(acc.hbm_bandwidth_bytes_per_second());
   m.accelerator.price = units::Usd(acc.price_usd());
 
   const Server& srv = request.hardware().server();
   m.server.gpus = srv.gpus_per_server();
-  m.server.overhead = units::Watts(srv.overhead_watts());
+  m.server.overhead = provisioned(srv.overhead_watts(), srv.measured_overhead_watts());
+  m.server.overhead_nameplate = units::Watts(srv.overhead_watts());
+  m.server.overhead_measured = under_load(srv.overhead_watts(), srv.measured_overhead_watts());
   m.server.price = srv.price_usd() > 0 ? units::Usd(srv.price_usd())
                                        : static_cast<double>(m.server.gpus) * m.accelerator.price +
                                              units::Usd(srv.non_gpu_price_usd());
@@ -93,7 +116,9 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.rack.max_servers = std::max<uint32_t>(rack.max_servers_per_rack(), 1);
   m.rack.has_power_limit = rack.power_limit_watts() > 0;
   m.rack.power_limit = units::Watts(rack.power_limit_watts());
-  m.rack.overhead = units::Watts(rack.overhead_watts());
+  m.rack.overhead = provisioned(rack.overhead_watts(), rack.measured_overhead_watts());
+  m.rack.overhead_nameplate = units::Watts(rack.overhead_watts());
+  m.rack.overhead_measured = under_load(rack.overhead_watts(), rack.measured_overhead_watts());
   m.rack.price = units::Usd(rack.price_usd());
   m.racks_per_pod = std::max<uint32_t>(request.hardware().pod().racks_per_pod(), 1);
 
@@ -104,13 +129,16 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
                                                          : defaults::kLeafOversubscription;
   // A leaf of radix k with oversubscription o = down/up gives down = k o / (1 + o) ports to
   // endpoints.
-  m.network.leaf_downlinks = static_cast<int64_t>(
-      std::floor(static_cast<double>(net.switch_radix()) * oversub / (1.0 + oversub) + 1e-9));
+  m.network.leaf_downlinks = DownlinksAt(net.switch_radix(), oversub);
   m.network.scale_up_domain_gpus =
       net.scale_up_domain_gpus() > 0 ? net.scale_up_domain_gpus() : m.server.gpus;
   m.network.scale_up_bandwidth = units::BytesPerSecond(net.scale_up_bandwidth_bytes_per_second());
   m.network.port_rate = units::BytesPerSecond(net.port_bits_per_second() / 8.0);
-  m.network.switch_power = units::Watts(net.switch_power_watts());
+  m.network.switch_power = provisioned(net.switch_power_watts(), net.switch_measured_power_watts());
+  m.network.switch_nameplate = units::Watts(net.switch_power_watts());
+  m.network.switch_measured =
+      under_load(net.switch_power_watts(), net.switch_measured_power_watts());
+  m.network.copper_price = units::Usd(net.copper_cable_end_price_usd());
   m.network.switch_price = units::Usd(net.switch_price_usd());
   m.network.optic_power = units::Watts(net.optic_power_watts());
   m.network.optic_price = units::Usd(net.optic_price_usd());
@@ -124,8 +152,42 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
                         m.network.radix - m.network.leaf_downlinks));
   }
 
+  // Tiers above the leaf: their oversubscription, full bisection past the list.
+  m.network.fabric = FatTreeSpec(m.network.radix, m.network.leaf_downlinks);
+  for (int i = 0; i < net.upper_tier_oversubscription_size(); ++i) {
+    const int64_t down = DownlinksAt(m.network.radix, net.upper_tier_oversubscription(i));
+    if (m.network.nics_per_gpu > 0 && (down < 1 || down >= m.network.radix)) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "hardware.network.upper_tier_oversubscription[%d] %.15g leaves a radix-%d switch with %d "
+          "downlinks and %d uplinks; both must be at least 1",
+          i, net.upper_tier_oversubscription(i), m.network.radix, down, m.network.radix - down));
+    }
+    m.network.fabric.downlinks[i + 1] = down;
+  }
+  m.network.fabric.layout = net.rail_optimized() ? LeafLayout::kRailOptimized
+                            : net.leaf_placement() == LEAF_PLACEMENT_TOP_OF_RACK
+                                ? LeafLayout::kTopOfRack
+                                : LeafLayout::kPacked;
+  m.network.fabric.ports_per_server = m.server.gpus * std::max<int64_t>(m.network.nics_per_gpu, 1);
+
+  const AuxiliaryLoads& aux = request.hardware().auxiliary();
+  m.auxiliary.storage_power = Fraction(aux.storage_power_fraction());
+  m.auxiliary.storage_price = Fraction(aux.storage_price_fraction());
+  m.auxiliary.frontend_power = Fraction(aux.frontend_network_power_fraction());
+  m.auxiliary.frontend_price = Fraction(aux.frontend_network_price_fraction());
+  m.auxiliary.head_nodes = aux.head_nodes();
+  m.auxiliary.head_node_power = units::Watts(aux.head_node_power_watts());
+  m.auxiliary.head_node_price = units::Usd(aux.head_node_price_usd());
+  m.auxiliary.hot_spares = Fraction(aux.hot_spare_fraction());
+
   const Site& site = request.site();
-  m.site.pue = Fraction(site.has_pue() ? site.pue() : defaults::kPue);
+  m.site.cooling = site.cooling() == COOLING_UNSPECIFIED ? COOLING_UNSPECIFIED : site.cooling();
+  m.site.has_annual_pue = site.has_annual_pue();
+  m.site.annual_pue = Fraction(site.annual_pue());
+  SetPeakPue(defaults::PeakPue(site), &m.site);
+  m.site.provisioning = provisioning.basis() == PROVISIONING_BASIS_MEASURED
+                            ? PROVISIONING_BASIS_MEASURED
+                            : PROVISIONING_BASIS_NAMEPLATE;
   m.site.has_building_limit = site.building().critical_it_power_watts() > 0;
   m.site.building_it_power = units::Watts(site.building().critical_it_power_watts());
   m.site.max_buildings = site.max_buildings();
@@ -143,9 +205,23 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.costs.electricity = units::UsdPerKilowattHour(costs.electricity_usd_per_kwh());
   m.costs.average_utilization =
       Fraction(costs.has_average_utilization() ? costs.average_utilization() : kAverageUtilization);
-  m.costs.maintenance_per_year = Fraction(costs.maintenance_fraction_per_year());
+  const double maintenance = costs.maintenance_fraction_per_year();
+  m.costs.it_maintenance_per_year = Fraction(costs.has_it_maintenance_fraction_per_year()
+                                                 ? costs.it_maintenance_fraction_per_year()
+                                                 : maintenance);
+  m.costs.facility_maintenance_per_year =
+      Fraction(costs.has_facility_maintenance_fraction_per_year()
+                   ? costs.facility_maintenance_fraction_per_year()
+                   : maintenance);
   m.costs.staff = units::UsdPerYear(costs.staff_usd_per_year());
-  m.costs.horizon = units::Years(costs.has_horizon_years() ? costs.horizon_years() : kHorizonYears);
+  const double horizon = costs.has_horizon_years() ? costs.horizon_years() : kHorizonYears;
+  m.costs.horizon = units::Years(horizon);
+  const double wacc = costs.has_wacc() ? costs.wacc() : defaults::kWacc;
+  m.costs.wacc = Fraction(wacc);
+  m.costs.it_annuity =
+      AnnuityYears(wacc, costs.has_it_life_years() ? costs.it_life_years() : horizon);
+  m.costs.facility_annuity =
+      AnnuityYears(wacc, costs.has_facility_life_years() ? costs.facility_life_years() : horizon);
 
   const Constraints& caps = request.constraints();
   m.caps.power_cap_at =
@@ -196,19 +272,23 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
     m.servers_per_rack = by_power;
   }
 
+  m.network.fabric.ports_per_rack = m.servers_per_rack * m.network.fabric.ports_per_server;
+
   // A full pod's IT power: its racks, plus the fabric a pod of that size needs on its own (its leaf
-  // and spine switches, which sit in the pod's building).
+  // and spine switches, which sit in the pod's building), plus its share of storage and the
+  // frontend network.
   const int64_t pod_gpus = m.racks_per_pod * m.servers_per_rack * m.server.gpus;
   Power pod_network = units::Watts(0.0);
   if (m.network.nics_per_gpu > 0) {
-    FabricSize f =
-        SizeFatTree(pod_gpus * m.network.nics_per_gpu, m.network.radix, m.network.leaf_downlinks);
+    FabricSize f;
+    SizeFabric(m.network.fabric, pod_gpus * m.network.nics_per_gpu, &f);
     pod_network = static_cast<double>(f.switch_count) * m.network.switch_power +
                   static_cast<double>(f.optic_count) * m.network.optic_power;
   }
-  m.pod_it_power = static_cast<double>(m.racks_per_pod) *
-                       (static_cast<double>(m.servers_per_rack) * server_power + m.rack.overhead) +
-                   pod_network;
+  m.pod_it_power = (static_cast<double>(m.racks_per_pod) *
+                        (static_cast<double>(m.servers_per_rack) * server_power + m.rack.overhead) +
+                    pod_network) *
+                   (1.0 + m.auxiliary.storage_power + m.auxiliary.frontend_power);
   if (m.site.has_building_limit) {
     // More than kMaxGpus pods per building is no limit at all.
     const int64_t pods = MostThatFit(m.site.building_it_power, units::Watts(0.0), m.pod_it_power,

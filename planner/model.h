@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "planner/fabric.h"
 #include "planner/mfu_model.h"
 #include "planner/workload_model.h"
 #include "proto/request.pb.h"
@@ -27,10 +28,13 @@
 
 namespace dcplan {
 
+// Every device's power comes three ways: `power` as provisioned (site.provisioning), its nameplate,
+// and its measured draw under training load (the energy bill's basis).
 struct AcceleratorModel {
   units::ComputeRate peak;  // dense peak at the training precision
-  units::Power power;       // provisioned draw: measured average if given, else TDP
-  units::Power tdp;
+  units::Power power;       // provisioned
+  units::Power tdp;         // nameplate
+  units::Power measured;    // under training load (the TDP when not given)
   units::Data hbm;
   units::DataRate hbm_bandwidth;
   units::Money price;
@@ -38,15 +42,19 @@ struct AcceleratorModel {
 
 struct ServerModel {
   int64_t gpus = 1;
-  units::Power overhead;  // everything but the accelerators
-  units::Money price;     // whole server, accelerators included
+  units::Power overhead;  // everything but the accelerators, provisioned
+  units::Power overhead_nameplate;
+  units::Power overhead_measured;
+  units::Money price;  // whole server, accelerators included
 };
 
 struct RackModel {
   int64_t max_servers = 1;
   bool has_power_limit = false;
   units::Power power_limit;
-  units::Power overhead;
+  units::Power overhead;  // provisioned
+  units::Power overhead_nameplate;
+  units::Power overhead_measured;
   units::Money price;
 };
 
@@ -57,14 +65,34 @@ struct NetworkModel {
   int64_t scale_up_domain_gpus = 1;
   units::DataRate scale_up_bandwidth;
   units::DataRate port_rate;
-  units::Power switch_power;
+  units::Power switch_power;  // provisioned
+  units::Power switch_nameplate;
+  units::Power switch_measured;
   units::Money switch_price;
   units::Power optic_power;
   units::Money optic_price;
+  units::Money copper_price;  // one copper cable end
+  FabricSpec fabric;          // radix, downlinks per tier, leaf layout
+};
+
+// hardware.auxiliary: loads beyond the GPU servers and their fabric.
+struct AuxiliaryModel {
+  units::Ratio storage_power;  // per watt of compute IT power
+  units::Ratio storage_price;  // per USD of compute hardware
+  units::Ratio frontend_power;
+  units::Ratio frontend_price;
+  int64_t head_nodes = 0;
+  units::Power head_node_power;
+  units::Money head_node_price;
+  units::Ratio hot_spares;  // spare servers per training server
 };
 
 struct SiteModel {
-  units::Ratio pue;
+  units::Ratio pue;         // design-day peak: sizes the facility
+  units::Ratio annual_pue;  // annual average: the energy bill
+  Cooling cooling = COOLING_UNSPECIFIED;
+  bool has_annual_pue = false;  // site.annual_pue given (else derived from cooling and pue)
+  ProvisioningBasis provisioning = PROVISIONING_BASIS_NAMEPLATE;
   bool has_building_limit = false;
   units::Power building_it_power;
   int64_t max_buildings = 0;  // 0 = unlimited
@@ -77,9 +105,15 @@ struct CostModel {
   units::Money site_fixed;
   units::MoneyPerEnergy electricity;
   units::Ratio average_utilization;
-  units::Ratio maintenance_per_year;  // fraction of capex each year
+  units::Ratio it_maintenance_per_year;        // fraction of IT capex each year
+  units::Ratio facility_maintenance_per_year;  // fraction of facility and site capex each year
   units::MoneyPerTime staff;
   units::Time horizon;
+  // Capital is charged as an annuity: capex / annuity a year, where the annuity is
+  // (1 - (1 + wacc)^-life) / wacc years (the life itself at wacc 0).
+  units::Ratio wacc;
+  units::Time it_annuity;
+  units::Time facility_annuity;
 };
 
 struct CapsModel {
@@ -100,6 +134,7 @@ struct Model {
   RackModel rack;
   int64_t racks_per_pod = 1;
   NetworkModel network;
+  AuxiliaryModel auxiliary;
   SiteModel site;
   CostModel costs;
   CapsModel caps;
@@ -118,11 +153,23 @@ struct Model {
   // that solving never allocates.
   std::vector<double> realized_candidates;
 
-  // IT power of one full server: its accelerators plus its overhead.
+  // IT power of one full server as provisioned: its accelerators plus its overhead.
   units::Power ServerPower() const {
     return static_cast<double>(server.gpus) * accelerator.power + server.overhead;
   }
+  // The same under training load.
+  units::Power ServerMeasuredPower() const {
+    return static_cast<double>(server.gpus) * accelerator.measured + server.overhead_measured;
+  }
 };
+
+// The years over which an annuity at `wacc` a year repays its capital in `life` years:
+// (1 - (1 + wacc)^-life) / wacc, or `life` at wacc 0.
+units::Time AnnuityYears(double wacc, double life_years);
+
+// Sets the design-day PUE to `pue` and the annual PUE as BuildModel derives it (for sweeps, which
+// patch the PUE without rebuilding the model).
+void SetPeakPue(double pue, SiteModel* site);
 
 // Usable real power of a substation: transformers x rating x power factor, less the transformers
 // the redundancy scheme holds back (N: none; N+1: one; 2N: half).

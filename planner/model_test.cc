@@ -41,10 +41,66 @@ TEST(BuildModel, RackPowerLimitCanBeTighterThanItsSpace) {
   EXPECT_EQ(m.servers_per_rack, 3);
 }
 
-TEST(BuildModel, MeasuredPowerReplacesTdpWhenGiven) {
-  Model m = BuildModel(H100With("hardware { accelerator { measured_power_watts: 532 } }")).value();
+TEST(BuildModel, MeasuredPowerIsProvisionedOnlyUnderTheMeasuredBasis) {
+  // At the nameplate (the default): 8 x 700 + 4,600 = 10,200 W; the draw under load is
   // 8 x 532 + 4,600 = 8,856 W.
+  Model m = BuildModel(H100With("hardware { accelerator { measured_power_watts: 532 } }")).value();
+  EXPECT_DOUBLE_EQ(units::InWatts(m.ServerPower()), 10200.0);
+  EXPECT_DOUBLE_EQ(units::InWatts(m.ServerMeasuredPower()), 8856.0);
+  // Measured, no margin: 8,856 W.
+  m = BuildModel(H100With("hardware { accelerator { measured_power_watts: 532 } } site { "
+                          "provisioning { basis: PROVISIONING_BASIS_MEASURED margin: 0 } }"))
+          .value();
   EXPECT_DOUBLE_EQ(units::InWatts(m.ServerPower()), 8856.0);
+  // Measured with a 10% margin, every device alike but never above its nameplate:
+  // 8 x min(700, 532 x 1.1 = 585.2) + min(4,600, 3,000 x 1.1 = 3,300) = 4,681.6 + 3,300 = 7,981.6
+  // W.
+  m = BuildModel(H100With("hardware { accelerator { measured_power_watts: 532 } server { "
+                          "measured_overhead_watts: 3000 } } site { provisioning { basis: "
+                          "PROVISIONING_BASIS_MEASURED margin: 0.1 } }"))
+          .value();
+  EXPECT_NEAR(units::InWatts(m.ServerPower()), 7981.6, 1e-9);
+  // A margin that would pass the nameplate stops at it: 532 x 1.5 = 798 > 700.
+  m = BuildModel(H100With("hardware { accelerator { measured_power_watts: 532 } } site { "
+                          "provisioning { basis: PROVISIONING_BASIS_MEASURED margin: 0.5 } }"))
+          .value();
+  EXPECT_DOUBLE_EQ(units::InWatts(m.accelerator.power), 700.0);
+}
+
+TEST(BuildModel, PuesFollowTheCoolingUnlessGiven) {
+  // No cooling type: pue 1.3 (the schema's default), the annual PUE equal to it.
+  Model m = BuildModel(SeedWith("site { pue: 1.3 }")).value();
+  EXPECT_DOUBLE_EQ(units::InFraction(m.site.annual_pue), 1.3);
+  // Direct liquid: design day 1.2, annual 1.14 (planner/defaults.h's sources).
+  PlanRequest r = SeedWith("");
+  r.mutable_site()->clear_pue();
+  r.mutable_site()->set_cooling(COOLING_DIRECT_LIQUID);
+  m = BuildModel(r).value();
+  EXPECT_DOUBLE_EQ(units::InFraction(m.site.pue), 1.2);
+  EXPECT_DOUBLE_EQ(units::InFraction(m.site.annual_pue), 1.14);
+  // Air: 1.55 and 1.44 (Uptime's large-site average).
+  r.mutable_site()->set_cooling(COOLING_AIR);
+  m = BuildModel(r).value();
+  EXPECT_DOUBLE_EQ(units::InFraction(m.site.pue), 1.55);
+  EXPECT_DOUBLE_EQ(units::InFraction(m.site.annual_pue), 1.44);
+  // A design-day PUE below the cooling's annual default pulls the annual down to it.
+  r.mutable_site()->set_pue(1.1);
+  m = BuildModel(r).value();
+  EXPECT_DOUBLE_EQ(units::InFraction(m.site.annual_pue), 1.1);
+  // Given, the annual PUE stands, and a sweep's patched peak leaves it alone.
+  r.mutable_site()->set_annual_pue(1.05);
+  m = BuildModel(r).value();
+  SetPeakPue(1.5, &m.site);
+  EXPECT_DOUBLE_EQ(units::InFraction(m.site.annual_pue), 1.05);
+}
+
+TEST(AnnuityYears, RepaysCapitalAtTheWacc) {
+  // At 0%: the life itself.
+  EXPECT_DOUBLE_EQ(units::InYears(AnnuityYears(0.0, 20.0)), 20.0);
+  // At 8% over 20 years: (1 - 1.08^-20) / 0.08 = (1 - 0.214548) / 0.08 = 9.818147 years, i.e. a
+  // capital recovery factor of 10.19% a year (standard annuity tables give 0.101852).
+  EXPECT_NEAR(units::InYears(AnnuityYears(0.08, 20.0)), 9.818147, 1e-6);
+  EXPECT_NEAR(1.0 / units::InYears(AnnuityYears(0.08, 20.0)), 0.101852, 1e-6);
 }
 
 TEST(BuildModel, PodsPerBuildingFollowTheBuildingsCriticalPower) {

@@ -25,6 +25,8 @@ void FillCounts(const Model& m, const ClusterEval& e, Counts* c) {
   c->set_building_count(e.buildings);
   c->set_servers_per_rack(m.servers_per_rack);
   c->set_pods_per_building(m.pods_per_building);
+  c->set_spare_server_count(e.spare_servers);
+  c->set_head_node_count(e.head_nodes);
 }
 
 void FillPower(const Model& m, const ClusterEval& e, PowerBreakdown* p) {
@@ -41,6 +43,15 @@ void FillPower(const Model& m, const ClusterEval& e, PowerBreakdown* p) {
   p->set_pue(units::InFraction(m.site.pue));
   p->set_server_power_watts(InWatts(m.ServerPower()));
   p->set_rack_power_watts(InWatts(D(m.servers_per_rack) * m.ServerPower() + m.rack.overhead));
+  p->set_annual_pue(units::InFraction(m.site.annual_pue));
+  p->set_storage_power_watts(InWatts(e.storage_power));
+  p->set_frontend_network_power_watts(InWatts(e.frontend_power));
+  p->set_head_node_power_watts(InWatts(e.head_node_power));
+  p->set_nameplate_it_power_watts(InWatts(e.nameplate_it_power));
+  p->set_measured_it_power_watts(InWatts(e.measured_it_power));
+  p->set_power_oversubscription(PerUnit(InWatts(e.nameplate_it_power), InWatts(e.it_power)));
+  p->set_cooling(m.site.cooling);
+  p->set_provisioning_basis(m.site.provisioning);
 }
 
 void FillCompute(const Model& m, const ClusterEval& e, ComputePlan* c) {
@@ -58,6 +69,7 @@ void FillNetwork(const ClusterEval& e, NetworkPlan* n) {
   n->set_optic_count(e.fabric.optic_count);
   n->set_switch_power_watts(units::InWatts(e.switch_power));
   n->set_optic_power_watts(units::InWatts(e.optic_power));
+  n->set_copper_cable_end_count(e.fabric.copper_count);
 }
 
 void FillCost(const Model& m, const ClusterEval& e, CostPlan* c) {
@@ -69,6 +81,12 @@ void FillCost(const Model& m, const ClusterEval& e, CostPlan* c) {
   capex->set_facility_usd(InUsd(e.facility_capex));
   capex->set_site_fixed_usd(InUsd(e.site_fixed_capex));
   capex->set_total_usd(InUsd(e.capex));
+  capex->set_storage_usd(InUsd(e.storage_capex));
+  capex->set_frontend_network_usd(InUsd(e.frontend_capex));
+  capex->set_head_nodes_usd(InUsd(e.head_nodes_capex));
+  c->set_it_capital_usd_per_year(units::InUsdPerYear(e.it_capital_rate));
+  c->set_facility_capital_usd_per_year(units::InUsdPerYear(e.facility_capital_rate));
+  c->set_capital_usd_per_year(units::InUsdPerYear(e.it_capital_rate + e.facility_capital_rate));
   c->set_capex_usd(InUsd(e.capex));
   c->set_average_facility_power_watts(units::InWatts(e.average_facility_power));
   c->set_energy_mwh_per_year(units::InMegawattHours(e.energy_per_year));
@@ -149,9 +167,8 @@ Plan ToPlan(const Model& m, const Solution& s) {
         m.server.gpus, units::InWatts(m.ServerPower()),
         units::InWatts(m.ServerPower() * m.site.pue), CapName(s.binding)));
   } else if (s.binding == BINDING_CONSTRAINT_DIMINISHING_RETURNS) {
-    plan.add_notes(absl::StrFormat(
-        "stopped at %d of the %d servers that fit: %s", s.servers, s.largest_feasible_servers,
-        CapName(s.binding)));
+    plan.add_notes(absl::StrFormat("stopped at %d of the %d servers that fit: %s", s.servers,
+                                   s.largest_feasible_servers, CapName(s.binding)));
   } else {
     plan.add_notes(absl::StrFormat("bound by %s: one more server (%d GPUs) would break it",
                                    CapName(s.binding), m.server.gpus));

@@ -301,11 +301,17 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
     // Per server at least: its price and its facility share; under TCO also maintenance on those
     // and its average energy over the horizon.
     const double years = units::InYears(m.costs.horizon);
-    double per = units::InUsd(m.server.price) +
-                 units::InUsdPerWatt(m.costs.facility_per_it_power) * server_it;
+    const double server_price = units::InUsd(m.server.price);
+    const double server_facility = units::InUsdPerWatt(m.costs.facility_per_it_power) * server_it;
+    double per = server_price + server_facility;
     if (m.caps.budget_on == BUDGET_ON_TCO) {
-      per = per * (1.0 + units::InFraction(m.costs.maintenance_per_year) * years) +
-            units::InUsd(m.ServerPower() * m.costs.average_utilization * m.site.pue *
+      // Capital charged over the horizon (horizon / annuity of each class's capex), maintenance,
+      // and the server's own average energy.
+      per = server_price * (units::InFraction(m.costs.horizon / m.costs.it_annuity) +
+                            units::InFraction(m.costs.it_maintenance_per_year) * years) +
+            server_facility * (units::InFraction(m.costs.horizon / m.costs.facility_annuity) +
+                               units::InFraction(m.costs.facility_maintenance_per_year) * years) +
+            units::InUsd(m.ServerMeasuredPower() * m.costs.average_utilization * m.site.annual_pue *
                          units::Years(years) * m.costs.electricity);
     }
     if (!(per > 0)) {

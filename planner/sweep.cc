@@ -76,7 +76,7 @@ void Patch(Fast f, double v, Model* m) {
       }
       break;
     case Fast::kPue:
-      m->site.pue = units::Fraction(v);
+      SetPeakPue(v, &m->site);
       break;
     case Fast::kElectricity:
       m->costs.electricity = units::UsdPerKilowattHour(v);

@@ -139,71 +139,92 @@ std::string Bound(double value, bool present) {
 // Hardware
 // ------------------------------------------------------------------------------------------------
 
+// A measured draw under training load: 0 (= the nameplate) or in (0, nameplate].
+absl::Status CheckMeasured(absl::string_view path, absl::string_view field, double measured,
+                           absl::string_view nameplate_field, double nameplate) {
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(path, field, measured));
+  if (measured == 0) return absl::OkStatus();
+  DCPLAN_RETURN_IF_ERROR(CheckPositive(path, field, measured, limits::kMaxWatts,
+                                       absl::StrCat(" when set (0 = use ", nameplate_field, ")")));
+  if (measured > nameplate) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(FieldPath(path, field), " must be <= ", nameplate_field, " (",
+                     FormatDouble(nameplate), "), got ", FormatDouble(measured)));
+  }
+  return absl::OkStatus();
+}
+
+// Finite and in [0, max].
+absl::Status CheckFractionOrZero(absl::string_view prefix, absl::string_view field, double value,
+                                 double max = 1.0) {
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
+  if (value >= 0 && value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be in [0, ",
+                                                 FormatDouble(max), "], got ",
+                                                 FormatDouble(value)));
+}
+
 absl::Status ValidateAccelerator(const Accelerator& accelerator, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "peak_flops_per_second",
-                                                accelerator.peak_flops_per_second(),
-                                                limits::kMaxPeakFlopsPerSecond));
+                                       accelerator.peak_flops_per_second(),
+                                       limits::kMaxPeakFlopsPerSecond));
   DCPLAN_RETURN_IF_ERROR(
       CheckPositive(path, "tdp_watts", accelerator.tdp_watts(), limits::kMaxWatts));
   // 0 = use tdp_watts; otherwise > 0 and <= tdp_watts.
-  const double measured = accelerator.measured_power_watts();
-  DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "measured_power_watts", measured));
-  if (measured != 0) {
-    DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "measured_power_watts", measured,
-                                                  limits::kMaxWatts,
-                                                  " when set (0 = use tdp_watts)"));
-    if (measured > accelerator.tdp_watts()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(FieldPath(path, "measured_power_watts"), " must be <= tdp_watts (",
-                       FormatDouble(accelerator.tdp_watts()), "), got ", FormatDouble(measured)));
-    }
-  }
+  DCPLAN_RETURN_IF_ERROR(CheckMeasured(path, "measured_power_watts",
+                                       accelerator.measured_power_watts(), "tdp_watts",
+                                       accelerator.tdp_watts()));
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "hbm_bytes", accelerator.hbm_bytes(), limits::kMaxBytes));
   DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "hbm_bandwidth_bytes_per_second",
-                                                   accelerator.hbm_bandwidth_bytes_per_second(),
-                                                   limits::kMaxBytesPerSecond));
+                                          accelerator.hbm_bandwidth_bytes_per_second(),
+                                          limits::kMaxBytesPerSecond));
   return CheckNonNegative(path, "price_usd", accelerator.price_usd(), limits::kMaxUsd);
 }
 
 absl::Status ValidateServer(const Server& server, absl::string_view path) {
-  DCPLAN_RETURN_IF_ERROR(
-      CheckCountAtLeast(path, "gpus_per_server", server.gpus_per_server(), 1));
-  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(
-      path, "gpus_per_server", server.gpus_per_server(), limits::kMaxGpusPerServer));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtLeast(path, "gpus_per_server", server.gpus_per_server(), 1));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "gpus_per_server", server.gpus_per_server(),
+                                          limits::kMaxGpusPerServer));
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "overhead_watts", server.overhead_watts(), limits::kMaxWatts));
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "price_usd", server.price_usd(), limits::kMaxUsd));
   DCPLAN_RETURN_IF_ERROR(
-      CheckNonNegative(path, "price_usd", server.price_usd(), limits::kMaxUsd));
-  return CheckNonNegative(path, "non_gpu_price_usd", server.non_gpu_price_usd(), limits::kMaxUsd);
+      CheckNonNegative(path, "non_gpu_price_usd", server.non_gpu_price_usd(), limits::kMaxUsd));
+  return CheckMeasured(path, "measured_overhead_watts", server.measured_overhead_watts(),
+                       "overhead_watts", server.overhead_watts());
 }
 
 // `accelerator` and `server` are already valid: a set power limit must fit one server (accelerators
-// at their provisioned power, measured_power_watts when set, plus the server overhead) plus the
-// rack overhead.
+// and server overhead at their provisioned power under `provisioning`) plus the rack overhead.
 absl::Status ValidateRack(const Rack& rack, const Accelerator& accelerator, const Server& server,
-                          absl::string_view path) {
+                          const Provisioning& provisioning, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtLeast(path, "max_servers_per_rack", rack.max_servers_per_rack(), 1));
-  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(
-      path, "max_servers_per_rack", rack.max_servers_per_rack(), limits::kMaxServersPerRack));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "max_servers_per_rack", rack.max_servers_per_rack(),
+                                          limits::kMaxServersPerRack));
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "power_limit_watts", rack.power_limit_watts(), limits::kMaxWatts));
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "overhead_watts", rack.overhead_watts(), limits::kMaxWatts));
+  DCPLAN_RETURN_IF_ERROR(CheckMeasured(path, "measured_overhead_watts",
+                                       rack.measured_overhead_watts(), "overhead_watts",
+                                       rack.overhead_watts()));
   if (rack.power_limit_watts() > 0) {
-    const double gpu_watts = accelerator.measured_power_watts() > 0
-                                 ? accelerator.measured_power_watts()
-                                 : accelerator.tdp_watts();
-    const double needed =
-        server.gpus_per_server() * gpu_watts + server.overhead_watts() + rack.overhead_watts();
+    const double gpu_watts = defaults::ProvisionedWatts(
+        accelerator.tdp_watts(), accelerator.measured_power_watts(), provisioning);
+    const double server_overhead = defaults::ProvisionedWatts(
+        server.overhead_watts(), server.measured_overhead_watts(), provisioning);
+    const double rack_overhead = defaults::ProvisionedWatts(
+        rack.overhead_watts(), rack.measured_overhead_watts(), provisioning);
+    const double needed = server.gpus_per_server() * gpu_watts + server_overhead + rack_overhead;
     if (rack.power_limit_watts() < needed) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          FieldPath(path, "power_limit_watts"), " must be >= one server plus the rack overhead (",
-          server.gpus_per_server(), " x ", FormatDouble(gpu_watts), " + ",
-          FormatDouble(server.overhead_watts()), " + ", FormatDouble(rack.overhead_watts()), " = ",
-          FormatDouble(needed), "), got ", FormatDouble(rack.power_limit_watts()),
-          ": a rack that can hold no server"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(FieldPath(path, "power_limit_watts"),
+                       " must be >= one server plus the rack overhead (", server.gpus_per_server(),
+                       " x ", FormatDouble(gpu_watts), " + ", FormatDouble(server_overhead), " + ",
+                       FormatDouble(rack_overhead), " = ", FormatDouble(needed), "), got ",
+                       FormatDouble(rack.power_limit_watts()), ": a rack that can hold no server"));
     }
   }
   return CheckNonNegative(path, "price_usd", rack.price_usd(), limits::kMaxUsd);
@@ -218,8 +239,8 @@ absl::Status ValidateNetwork(const Network& network, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(
       path, "scale_up_domain_gpus", network.scale_up_domain_gpus(), limits::kMaxScaleUpDomainGpus));
   DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "scale_up_bandwidth_bytes_per_second",
-                                                   network.scale_up_bandwidth_bytes_per_second(),
-                                                   limits::kMaxBytesPerSecond));
+                                          network.scale_up_bandwidth_bytes_per_second(),
+                                          limits::kMaxBytesPerSecond));
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "nics_per_gpu", network.nics_per_gpu(), limits::kMaxNicsPerGpu));
   DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
@@ -233,11 +254,10 @@ absl::Status ValidateNetwork(const Network& network, absl::string_view path) {
           absl::StrCat(FieldPath(path, "switch_radix"), " must be >= 4 and even",
                        has_fabric ? " (required when nics_per_gpu > 0)" : "", ", got ", radix));
     }
-    DCPLAN_RETURN_IF_ERROR(
-        CheckCountAtMost(path, "switch_radix", radix, limits::kMaxSwitchRadix));
+    DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "switch_radix", radix, limits::kMaxSwitchRadix));
   }
-  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
-      path, "switch_power_watts", network.switch_power_watts(), limits::kMaxWatts));
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "switch_power_watts", network.switch_power_watts(),
+                                          limits::kMaxWatts));
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "switch_price_usd", network.switch_price_usd(), limits::kMaxUsd));
   DCPLAN_RETURN_IF_ERROR(
@@ -261,19 +281,84 @@ absl::Status ValidateNetwork(const Network& network, absl::string_view path) {
           "), got ", FormatDouble(oversubscription)));
     }
   }
+  DCPLAN_RETURN_IF_ERROR(CheckMeasured(path, "switch_measured_power_watts",
+                                       network.switch_measured_power_watts(), "switch_power_watts",
+                                       network.switch_power_watts()));
+  const int tiers = network.upper_tier_oversubscription_size();
+  if (tiers > limits::kMaxUpperTierOversubscriptions) {
+    return absl::OutOfRangeError(
+        absl::StrCat(FieldPath(path, "upper_tier_oversubscription"), " must have at most ",
+                     limits::kMaxUpperTierOversubscriptions, " entries, got ", tiers));
+  }
+  for (int i = 0; i < tiers; ++i) {
+    const std::string field = absl::StrCat("upper_tier_oversubscription[", i, "]");
+    const double o = network.upper_tier_oversubscription(i);
+    DCPLAN_RETURN_IF_ERROR(CheckFinite(path, field, o));
+    if (!(o >= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(FieldPath(path, field), " must be >= 1, got ", FormatDouble(o)));
+    }
+    if (has_fabric && o > radix - 1.0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(FieldPath(path, field),
+                       " must leave at least one uplink per switch: at most "
+                       "switch_radix - 1 (",
+                       radix - 1, "), got ", FormatDouble(o)));
+    }
+  }
+  DCPLAN_RETURN_IF_ERROR(CheckEnum(path, "leaf_placement", network.leaf_placement(),
+                                   LeafPlacement_IsValid, "LeafPlacement"));
+  if (network.rail_optimized() && network.leaf_placement() == LEAF_PLACEMENT_TOP_OF_RACK) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        FieldPath(path, "rail_optimized"),
+        " is true but leaf_placement is LEAF_PLACEMENT_TOP_OF_RACK: a rail's leaf serves many "
+        "racks, so it sits at the end of the row"));
+  }
+  return CheckNonNegative(path, "copper_cable_end_price_usd", network.copper_cable_end_price_usd(),
+                          limits::kMaxUsd);
+}
+
+absl::Status ValidateAuxiliary(const AuxiliaryLoads& aux, absl::string_view path) {
+  DCPLAN_RETURN_IF_ERROR(
+      CheckFractionOrZero(path, "storage_power_fraction", aux.storage_power_fraction()));
+  DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(
+      path, "storage_price_fraction", aux.storage_price_fraction(), limits::kMaxPriceFraction));
+  DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "frontend_network_power_fraction",
+                                             aux.frontend_network_power_fraction()));
+  DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "frontend_network_price_fraction",
+                                             aux.frontend_network_price_fraction(),
+                                             limits::kMaxPriceFraction));
+  DCPLAN_RETURN_IF_ERROR(
+      CheckCountAtMost(path, "head_nodes", aux.head_nodes(), limits::kMaxHeadNodes));
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "head_node_power_watts",
+                                          aux.head_node_power_watts(), limits::kMaxWatts));
+  DCPLAN_RETURN_IF_ERROR(
+      CheckNonNegative(path, "head_node_price_usd", aux.head_node_price_usd(), limits::kMaxUsd));
+  return CheckFractionOrZero(path, "hot_spare_fraction", aux.hot_spare_fraction());
+}
+
+absl::Status ValidateProvisioning(const Provisioning& p, absl::string_view path) {
+  DCPLAN_RETURN_IF_ERROR(
+      CheckEnum(path, "basis", p.basis(), ProvisioningBasis_IsValid, "ProvisioningBasis"));
+  if (p.has_margin()) {
+    DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "margin", p.margin()));
+  }
   return absl::OkStatus();
 }
 
-absl::Status ValidateHardware(const Hardware& hardware, absl::string_view path) {
+absl::Status ValidateHardware(const Hardware& hardware, const Site& site, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(
       ValidateAccelerator(hardware.accelerator(), absl::StrCat(path, ".accelerator")));
   DCPLAN_RETURN_IF_ERROR(ValidateServer(hardware.server(), absl::StrCat(path, ".server")));
   if (hardware.has_rack()) {
-    DCPLAN_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(),
-                                                 hardware.server(), absl::StrCat(path, ".rack")));
+    // The rack limit is checked against power as the site provisions it: check that first.
+    DCPLAN_RETURN_IF_ERROR(ValidateProvisioning(site.provisioning(), "site.provisioning"));
+    DCPLAN_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(), hardware.server(),
+                                        site.provisioning(), absl::StrCat(path, ".rack")));
   }
   DCPLAN_RETURN_IF_ERROR(ValidatePod(hardware.pod(), absl::StrCat(path, ".pod")));
-  return ValidateNetwork(hardware.network(), absl::StrCat(path, ".network"));
+  DCPLAN_RETURN_IF_ERROR(ValidateNetwork(hardware.network(), absl::StrCat(path, ".network")));
+  return ValidateAuxiliary(hardware.auxiliary(), absl::StrCat(path, ".auxiliary"));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -325,8 +410,23 @@ absl::Status ValidateSite(const Site& site, absl::string_view path) {
     }
     DCPLAN_RETURN_IF_ERROR(CheckAtMost(path, "pue", site.pue(), limits::kMaxPue));
   }
+  DCPLAN_RETURN_IF_ERROR(CheckEnum(path, "cooling", site.cooling(), Cooling_IsValid, "Cooling"));
+  if (site.has_annual_pue()) {
+    DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "annual_pue", site.annual_pue()));
+    if (!(site.annual_pue() >= 1.0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          FieldPath(path, "annual_pue"), " must be >= 1.0, got ", FormatDouble(site.annual_pue())));
+    }
+    const double peak = defaults::PeakPue(site);
+    if (site.annual_pue() > peak) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(FieldPath(path, "annual_pue"), " must be <= pue, the design-day peak ",
+                       Bound(peak, site.has_pue()), Got(site.annual_pue(), true)));
+    }
+  }
   DCPLAN_RETURN_IF_ERROR(
-      ValidateBuilding(site.building(), absl::StrCat(path, ".building")));
+      ValidateProvisioning(site.provisioning(), FieldPath(path, "provisioning")));
+  DCPLAN_RETURN_IF_ERROR(ValidateBuilding(site.building(), absl::StrCat(path, ".building")));
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_buildings", site.max_buildings(), limits::kMaxBuildings));
   return ValidateSubstation(site.substation(), absl::StrCat(path, ".substation"));
@@ -343,9 +443,8 @@ absl::Status ValidateLogLinearMfu(const LogLinearMfu& model, absl::string_view p
   }
   const double intercept = model.has_intercept() ? model.intercept() : kDefaultIntercept;
   if (model.has_slope_per_doubling()) {
-    DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "slope_per_doubling",
-                                                     model.slope_per_doubling(),
-                                                     std::numeric_limits<double>::infinity()));
+    DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "slope_per_doubling", model.slope_per_doubling(),
+                                            std::numeric_limits<double>::infinity()));
   }
   const double slope =
       model.has_slope_per_doubling() ? model.slope_per_doubling() : kDefaultSlopePerDoubling;
@@ -385,8 +484,7 @@ absl::Status ValidateMfuTable(const MfuTable& table, absl::string_view path) {
     const MfuPoint& point = table.points(i);
     const std::string point_path = absl::StrCat(path, ".points[", i, "]");
     DCPLAN_RETURN_IF_ERROR(CheckCountAtLeast(point_path, "gpus", point.gpus(), 1));
-    DCPLAN_RETURN_IF_ERROR(
-        CheckCountAtMost(point_path, "gpus", point.gpus(), limits::kMaxGpus));
+    DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(point_path, "gpus", point.gpus(), limits::kMaxGpus));
     if (i > 0 && point.gpus() <= table.points(i - 1).gpus()) {
       return absl::InvalidArgumentError(
           absl::StrCat(point_path, ".gpus must be greater than points[", i - 1, "].gpus (",
@@ -420,7 +518,7 @@ absl::Status ValidateConstraints(const Constraints& constraints, const Site& sit
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "power_cap_watts", constraints.power_cap_watts(), limits::kMaxWatts));
   DCPLAN_RETURN_IF_ERROR(CheckEnum(path, "power_cap_at", constraints.power_cap_at(),
-                                            PowerCapAt_IsValid, "PowerCapAt"));
+                                   PowerCapAt_IsValid, "PowerCapAt"));
   if (constraints.power_cap_at() == POWER_CAP_AT_SUBSTATION &&
       !(site.substation().transformer_rating_va() > 0)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -438,15 +536,14 @@ absl::Status ValidateConstraints(const Constraints& constraints, const Site& sit
 }
 
 absl::Status ValidateCosts(const Costs& costs, absl::string_view path) {
-  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
-      path, "facility_usd_per_it_watt", costs.facility_usd_per_it_watt(), limits::kMaxUsd));
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "facility_usd_per_it_watt",
+                                          costs.facility_usd_per_it_watt(), limits::kMaxUsd));
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "site_fixed_usd", costs.site_fixed_usd(), limits::kMaxUsd));
-  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(
-      path, "electricity_usd_per_kwh", costs.electricity_usd_per_kwh(), limits::kMaxUsd));
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "electricity_usd_per_kwh",
+                                          costs.electricity_usd_per_kwh(), limits::kMaxUsd));
   if (costs.has_average_utilization()) {
-    DCPLAN_RETURN_IF_ERROR(
-        CheckFraction(path, "average_utilization", costs.average_utilization()));
+    DCPLAN_RETURN_IF_ERROR(CheckFraction(path, "average_utilization", costs.average_utilization()));
   }
   const double maintenance = costs.maintenance_fraction_per_year();
   DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "maintenance_fraction_per_year", maintenance));
@@ -460,6 +557,23 @@ absl::Status ValidateCosts(const Costs& costs, absl::string_view path) {
   if (costs.has_horizon_years()) {
     DCPLAN_RETURN_IF_ERROR(
         CheckPositive(path, "horizon_years", costs.horizon_years(), limits::kMaxHorizonYears));
+  }
+  if (costs.has_wacc()) DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "wacc", costs.wacc()));
+  if (costs.has_it_life_years()) {
+    DCPLAN_RETURN_IF_ERROR(
+        CheckPositive(path, "it_life_years", costs.it_life_years(), limits::kMaxHorizonYears));
+  }
+  if (costs.has_facility_life_years()) {
+    DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "facility_life_years", costs.facility_life_years(),
+                                         limits::kMaxHorizonYears));
+  }
+  if (costs.has_it_maintenance_fraction_per_year()) {
+    DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "it_maintenance_fraction_per_year",
+                                               costs.it_maintenance_fraction_per_year()));
+  }
+  if (costs.has_facility_maintenance_fraction_per_year()) {
+    DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "facility_maintenance_fraction_per_year",
+                                               costs.facility_maintenance_fraction_per_year()));
   }
   return absl::OkStatus();
 }
@@ -478,13 +592,12 @@ absl::Status ValidateSchemaVersion(int version) {
 
 absl::Status ValidateRequest(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
-  DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), "hardware"));
+  DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), request.site(), "hardware"));
   DCPLAN_RETURN_IF_ERROR(
       ValidateCalibration(request.hardware().calibration(), "hardware.calibration"));
   DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
   DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
-  DCPLAN_RETURN_IF_ERROR(
-      ValidateConstraints(request.constraints(), request.site(), "constraints"));
+  DCPLAN_RETURN_IF_ERROR(ValidateConstraints(request.constraints(), request.site(), "constraints"));
   DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
   if (!request.has_workload()) return absl::OkStatus();
   DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));

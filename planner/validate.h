@@ -91,8 +91,14 @@ inline constexpr double kMaxBytesPerSecond = 1e15;
 inline constexpr double kMaxBitsPerSecond = 1e15;
 // site.pue (from the proto).
 inline constexpr double kMaxPue = 5.0;
-// costs.horizon_years (from the proto).
+// costs.horizon_years, it_life_years, facility_life_years (from the proto).
 inline constexpr double kMaxHorizonYears = 50.0;
+// hardware.network.upper_tier_oversubscription size (tiers above the leaf, top excluded).
+inline constexpr int kMaxUpperTierOversubscriptions = 11;
+// hardware.auxiliary.head_nodes.
+inline constexpr uint32_t kMaxHeadNodes = 100000;
+// hardware.auxiliary.*_price_fraction.
+inline constexpr double kMaxPriceFraction = 10.0;
 
 }  // namespace limits
 

@@ -210,12 +210,61 @@ const BadCase kBadCases[] = {
      kPrecondition,
      "hardware.rack.power_limit_watts must be >= one server plus the rack overhead "
      "(8 x 700 + 4600 + 200 = 10400), got 10399: a rack that can hold no server"},
-    // With a measured draw of 600 W the server is provisioned at 8 x 600 + 4600 = 9400 W, + 200 W.
-    {"RackThatHoldsNoServerAtMeasuredPower", Base::kFull,
+    // Provisioned at the nameplate (the default), a measured draw changes nothing: 10400 W.
+    {"RackThatHoldsNoServerAtNameplate", Base::kFull,
      "hardware { accelerator { measured_power_watts: 600 } rack { power_limit_watts: 9000 } }",
      kPrecondition,
      "hardware.rack.power_limit_watts must be >= one server plus the rack overhead "
+     "(8 x 700 + 4600 + 200 = 10400), got 9000"},
+    // Provisioned at the measured draw with no margin: 8 x 600 + 4600 + 200 = 9600 W.
+    {"RackThatHoldsNoServerAtMeasuredPower", Base::kFull,
+     "hardware { accelerator { measured_power_watts: 600 } rack { power_limit_watts: 9000 } } "
+     "site { provisioning { basis: PROVISIONING_BASIS_MEASURED margin: 0 } }",
+     kPrecondition,
+     "hardware.rack.power_limit_watts must be >= one server plus the rack overhead "
      "(8 x 600 + 4600 + 200 = 9600), got 9000"},
+    // With the default margin of 8%: 8 x 600 x 1.08 = 5184; the server overhead has no measured
+    // figure, so min(4600, 4600 x 1.08) = 4600; 5184 + 4600 + 200 = 9984 W.
+    {"RackThatHoldsNoServerAtMeasuredPowerWithMargin", Base::kFull,
+     "hardware { accelerator { measured_power_watts: 600 } rack { power_limit_watts: 9000 } } "
+     "site { provisioning { basis: PROVISIONING_BASIS_MEASURED } }",
+     kPrecondition,
+     "hardware.rack.power_limit_watts must be >= one server plus the rack overhead "
+     "(8 x 648 + 4600 + 200 = 9984), got 9000"},
+    {"MeasuredServerOverheadAboveNameplate", Base::kFull,
+     "hardware { server { measured_overhead_watts: 4601 } }", kPrecondition,
+     "hardware.server.measured_overhead_watts must be <= overhead_watts (4600), got 4601"},
+    {"NegativeMeasuredRackOverhead", Base::kFull,
+     "hardware { rack { measured_overhead_watts: -1 } }", kInvalid,
+     "hardware.rack.measured_overhead_watts must be > 0 when set (0 = use overhead_watts), got -1"},
+    {"ProvisioningMarginAboveOne", Base::kFull, "site { provisioning { margin: 1.5 } }", kInvalid,
+     "site.provisioning.margin must be in [0, 1], got 1.5"},
+    {"UnknownProvisioningBasis", Base::kFull, "site { provisioning { basis: 7 } }", kInvalid,
+     "site.provisioning.basis must be a known ProvisioningBasis value, got 7"},
+    {"SwitchMeasuredAboveNameplate", Base::kFull,
+     "hardware { network { switch_measured_power_watts: 2000 } }", kPrecondition,
+     "hardware.network.switch_measured_power_watts must be <= switch_power_watts"},
+    {"UpperTierOversubscriptionBelowOne", Base::kFull,
+     "hardware { network { upper_tier_oversubscription: [1, 0.5] } }", kInvalid,
+     "hardware.network.upper_tier_oversubscription[1] must be >= 1, got 0.5"},
+    {"UpperTierOversubscriptionWithoutUplinks", Base::kFull,
+     "hardware { network { upper_tier_oversubscription: 64 } }", kPrecondition,
+     "hardware.network.upper_tier_oversubscription[0] must leave at least one uplink per switch"},
+    {"TooManyUpperTiers", Base::kFull,
+     "hardware { network { upper_tier_oversubscription: [1,1,1,1,1,1,1,1,1,1,1,1] } }", kRange,
+     "hardware.network.upper_tier_oversubscription must have at most 11 entries, got 12"},
+    {"RailOptimizedTopOfRack", Base::kFull,
+     "hardware { network { rail_optimized: true leaf_placement: LEAF_PLACEMENT_TOP_OF_RACK } }",
+     kPrecondition,
+     "hardware.network.rail_optimized is true but leaf_placement is LEAF_PLACEMENT_TOP_OF_RACK"},
+    {"NegativeCopperPrice", Base::kFull, "hardware { network { copper_cable_end_price_usd: -1 } }",
+     kInvalid, "hardware.network.copper_cable_end_price_usd must be >= 0, got -1"},
+    {"StorageFractionAboveOne", Base::kFull, "hardware { auxiliary { storage_power_fraction: 2 } }",
+     kInvalid, "hardware.auxiliary.storage_power_fraction must be in [0, 1], got 2"},
+    {"NegativeHotSpares", Base::kFull, "hardware { auxiliary { hot_spare_fraction: -0.1 } }",
+     kInvalid, "hardware.auxiliary.hot_spare_fraction must be in [0, 1], got -0.1"},
+    {"TooManyHeadNodes", Base::kFull, "hardware { auxiliary { head_nodes: 100001 } }", kRange,
+     "hardware.auxiliary.head_nodes must be <= 100000, got 100001"},
     {"NegativeRackOverhead", Base::kFull, "hardware { rack { overhead_watts: -200 } }", kInvalid,
      "hardware.rack.overhead_watts must be >= 0, got -200"},
     {"InfiniteRackPrice", Base::kFull, "hardware { rack { price_usd: inf } }", kInvalid,
@@ -399,6 +448,26 @@ const BadCase kBadCases[] = {
      "costs.horizon_years must be > 0, got 0"},
     {"HorizonAboveFiftyYears", Base::kFull, "costs { horizon_years: 51 }", kRange,
      "costs.horizon_years must be <= 50, got 51"},
+    {"WaccAboveOne", Base::kFull, "costs { wacc: 1.2 }", kInvalid,
+     "costs.wacc must be in [0, 1], got 1.2"},
+    {"ZeroItLife", Base::kFull, "costs { it_life_years: 0 }", kInvalid,
+     "costs.it_life_years must be > 0, got 0"},
+    {"FacilityLifeAboveFifty", Base::kFull, "costs { facility_life_years: 60 }", kRange,
+     "costs.facility_life_years must be <= 50, got 60"},
+    {"NegativeFacilityMaintenance", Base::kFull,
+     "costs { facility_maintenance_fraction_per_year: -0.01 }", kInvalid,
+     "costs.facility_maintenance_fraction_per_year must be in [0, 1], got -0.01"},
+    {"UnknownCooling", Base::kFull, "site { cooling: 9 }", kInvalid,
+     "site.cooling must be a known Cooling value, got 9"},
+    {"AnnualPueBelowOne", Base::kFull, "site { annual_pue: 0.95 }", kInvalid,
+     "site.annual_pue must be >= 1.0, got 0.95"},
+    // The design-day peak is the highest PUE of the year: the annual average cannot exceed it.
+    {"AnnualPueAbovePeak", Base::kFull, "site { pue: 1.2 annual_pue: 1.3 }", kPrecondition,
+     "site.annual_pue must be <= pue, the design-day peak (1.2), got 1.3"},
+    // Liquid cooling's design-day default is 1.2 (planner/defaults.h).
+    {"AnnualPueAboveTheCoolingsDefaultPeak", Base::kMinimal,
+     "site { cooling: COOLING_DIRECT_LIQUID annual_pue: 1.25 }", kPrecondition,
+     "site.annual_pue must be <= pue, the design-day peak (1.2, the default), got 1.25"},
 };
 
 class ValidateRequestRejects : public ::testing::TestWithParam<BadCase> {};

@@ -70,20 +70,49 @@ struct Effective {
   uint64_t nics_per_gpu = 0;
   uint64_t radix = 0;
   uint64_t leaf_downlinks = 0;
+  std::vector<uint64_t> upper_downlinks;  // tiers above the leaf with an oversubscription
+  bool top_of_rack = false;
+  bool rail_optimized = false;
+  double switch_watts = 0;  // provisioned
+  double rack_overhead_provisioned = 0;
+  double server_overhead_watts = 0;
+  double storage_fraction = 0;
+  double frontend_fraction = 0;
+  double hot_spares = 0;
 };
+
+// A device's provisioned power (proto/request.proto, Provisioning): its nameplate, or its measured
+// draw (0 = the nameplate) x (1 + margin, default 0.08), at most the nameplate.
+double Provisioned(const PlanRequest& r, double nameplate, double measured) {
+  const Provisioning& p = r.site().provisioning();
+  if (p.basis() != PROVISIONING_BASIS_MEASURED) return nameplate;
+  const double margin = p.has_margin() ? p.margin() : 0.08;
+  return std::min(nameplate, (measured > 0 ? measured : nameplate) * (1.0 + margin));
+}
+
+uint64_t Downlinks(uint64_t radix, double oversubscription) {
+  return static_cast<uint64_t>(
+      std::floor(static_cast<double>(radix) * oversubscription / (1.0 + oversubscription) + 1e-9));
+}
 
 Effective EffectiveOf(const PlanRequest& r) {
   Effective e;
   const Accelerator& acc = r.hardware().accelerator();
   const Server& srv = r.hardware().server();
   e.gpus_per_server = srv.gpus_per_server();
-  e.gpu_watts = acc.measured_power_watts() > 0 ? acc.measured_power_watts() : acc.tdp_watts();
-  e.server_watts = static_cast<double>(e.gpus_per_server) * e.gpu_watts + srv.overhead_watts();
+  e.gpu_watts = Provisioned(r, acc.tdp_watts(), acc.measured_power_watts());
+  e.server_overhead_watts = Provisioned(r, srv.overhead_watts(), srv.measured_overhead_watts());
+  e.server_watts = static_cast<double>(e.gpus_per_server) * e.gpu_watts + e.server_overhead_watts;
   e.max_servers_per_rack = std::max<uint64_t>(r.hardware().rack().max_servers_per_rack(), 1);
   e.rack_limit_watts = r.hardware().rack().power_limit_watts();
-  e.rack_overhead_watts = r.hardware().rack().overhead_watts();
+  e.rack_overhead_watts = Provisioned(r, r.hardware().rack().overhead_watts(),
+                                      r.hardware().rack().measured_overhead_watts());
   e.racks_per_pod = std::max<uint64_t>(r.hardware().pod().racks_per_pod(), 1);
-  e.pue = r.site().has_pue() ? r.site().pue() : 1.3;
+  // The design-day PUE: given, or by cooling (air 1.55, direct liquid 1.2, else 1.3).
+  e.pue = r.site().has_pue()                            ? r.site().pue()
+          : r.site().cooling() == COOLING_AIR           ? 1.55
+          : r.site().cooling() == COOLING_DIRECT_LIQUID ? 1.2
+                                                        : 1.3;
   const Substation& sub = r.site().substation();
   e.has_substation = sub.transformer_rating_va() > 0;
   if (e.has_substation) {
@@ -110,19 +139,50 @@ Effective EffectiveOf(const PlanRequest& r) {
   e.nics_per_gpu = net.nics_per_gpu();
   e.radix = net.switch_radix();
   const double oversub = net.has_leaf_oversubscription() ? net.leaf_oversubscription() : 1.0;
-  e.leaf_downlinks = static_cast<uint64_t>(
-      std::floor(static_cast<double>(e.radix) * oversub / (1.0 + oversub) + 1e-9));
+  e.leaf_downlinks = Downlinks(e.radix, oversub);
+  for (double o : net.upper_tier_oversubscription()) {
+    e.upper_downlinks.push_back(Downlinks(e.radix, o));
+  }
+  e.top_of_rack = !net.rail_optimized() && net.leaf_placement() == LEAF_PLACEMENT_TOP_OF_RACK;
+  e.rail_optimized = net.rail_optimized();
+  e.switch_watts = Provisioned(r, net.switch_power_watts(), net.switch_measured_power_watts());
+  const AuxiliaryLoads& aux = r.hardware().auxiliary();
+  e.storage_fraction = aux.storage_power_fraction();
+  e.frontend_fraction = aux.frontend_network_power_fraction();
+  e.hot_spares = aux.hot_spare_fraction();
   return e;
 }
 
+// Leaves the fabric needs for `servers` installed servers (proto/request.proto: packed, top of rack
+// with one rack's NICs per leaf, or rail-optimized with a leaf per rail of d servers).
+double LeavesFor(const Effective& e, uint64_t endpoints, uint64_t servers, uint64_t spr) {
+  const uint64_t d = e.leaf_downlinks;
+  if (e.rail_optimized) {
+    return static_cast<double>(e.gpus_per_server * e.nics_per_gpu) *
+           static_cast<double>(CeilDiv(servers, d));
+  }
+  if (e.top_of_rack) {
+    const uint64_t rack_ports = spr * e.gpus_per_server * e.nics_per_gpu;
+    return static_cast<double>(endpoints / rack_ports) *
+               static_cast<double>(CeilDiv(rack_ports, d)) +
+           static_cast<double>(CeilDiv(endpoints % rack_ports, d));
+  }
+  return static_cast<double>(CeilDiv(endpoints, d));
+}
+
 // Whether a fat tree of at most 12 tiers (planner/fabric.h) of the request's switches connects
-// `endpoints` NIC ports: one switch for up to `radix`, else d k (k/2)^(t-2) ports for t tiers, with
-// d the leaf's downlinks.
-bool FabricFits(const Effective& e, uint64_t endpoints) {
+// `endpoints` NIC ports on `servers` servers: one switch for up to `radix`, else t tiers hold
+// k d_2 ... d_{t-1} leaves, with d_i the downlinks at tier i (k/2 past the request's list).
+bool FabricFits(const Effective& e, uint64_t endpoints, uint64_t servers, uint64_t spr) {
   if (endpoints <= e.radix) return true;
   const double k = static_cast<double>(e.radix);
-  const double capacity = static_cast<double>(e.leaf_downlinks) * k * std::pow(k / 2, 12 - 2);
-  return static_cast<double>(endpoints) <= capacity;
+  double most_leaves = k;
+  for (int tier = 2; tier <= 11; ++tier) {
+    most_leaves *= tier - 2 < static_cast<int>(e.upper_downlinks.size())
+                       ? static_cast<double>(e.upper_downlinks[tier - 2])
+                       : k / 2;
+  }
+  return LeavesFor(e, endpoints, servers, spr) <= most_leaves;
 }
 
 double BudgetUse(const Effective& e, const CostPlan& cost) {
@@ -167,8 +227,14 @@ std::string Names(const std::vector<BindingConstraint>& caps) {
 absl::Status CheckCounts(const Effective& e, const Plan& plan) {
   const Counts& c = plan.counts();
   const uint64_t gps = e.gpus_per_server;
-  DCPLAN_INVARIANT(c.gpu_count() == c.server_count() * gps, "whole servers: ", c.gpu_count(),
-                   " GPUs != ", c.server_count(), " servers x ", gps);
+  // Hot spares: the fraction of the training servers, rounded up.
+  const uint64_t training = c.server_count() - c.spare_server_count();
+  DCPLAN_INVARIANT(c.gpu_count() == training * gps, "whole servers: ", c.gpu_count(),
+                   " GPUs != ", training, " training servers x ", gps);
+  const double spares = std::ceil(static_cast<double>(training) * e.hot_spares - 1e-6);
+  DCPLAN_INVARIANT(std::fabs(static_cast<double>(c.spare_server_count()) - spares) <= 1,
+                   "spare servers ", c.spare_server_count(), " for ", training, " at ",
+                   e.hot_spares);
   // Servers per rack: within the rack's space, and its power limit when set; and the most that fit.
   const uint64_t spr = c.servers_per_rack();
   DCPLAN_INVARIANT(spr >= 1 && spr <= e.max_servers_per_rack, "servers_per_rack ", spr,
@@ -211,9 +277,11 @@ absl::Status CheckCounts(const Effective& e, const Plan& plan) {
 
 absl::Status CheckNetwork(const Effective& e, const Plan& plan) {
   const NetworkPlan& n = plan.network();
-  const uint64_t endpoints = plan.counts().gpu_count() * e.nics_per_gpu;
+  const uint64_t installed =
+      plan.counts().gpu_count() + plan.counts().spare_server_count() * e.gpus_per_server;
+  const uint64_t endpoints = installed * e.nics_per_gpu;
   DCPLAN_INVARIANT(n.endpoint_count() == endpoints, "endpoint_count ", n.endpoint_count(),
-                   " != ", plan.counts().gpu_count(), " GPUs x ", e.nics_per_gpu, " NICs");
+                   " != ", installed, " installed GPUs x ", e.nics_per_gpu, " NICs");
   if (endpoints == 0) {
     DCPLAN_INVARIANT(n.switch_count() == 0 && n.optic_count() == 0 && n.tiers() == 0,
                      "a fabric without endpoints has ", n.switch_count(), " switches");
@@ -234,7 +302,8 @@ absl::Status CheckNetwork(const Effective& e, const Plan& plan) {
   const uint64_t leaf_ports = n.tiers() == 1 ? e.radix : e.leaf_downlinks;
   DCPLAN_INVARIANT(n.switches_per_tier(0) * leaf_ports >= endpoints, n.switches_per_tier(0),
                    " leaves of ", leaf_ports, " ports cannot serve ", endpoints, " endpoints");
-  DCPLAN_INVARIANT(n.optic_count() >= 2 * endpoints, n.optic_count(), " optics for ", endpoints,
+  DCPLAN_INVARIANT(n.optic_count() + n.copper_cable_end_count() >= 2 * endpoints, n.optic_count(),
+                   " optics and ", n.copper_cable_end_count(), " copper ends for ", endpoints,
                    " endpoints (each needs one at the NIC and one at the leaf)");
   return absl::OkStatus();
 }
@@ -248,26 +317,30 @@ absl::Status CheckPower(const PlanRequest& r, const Effective& e, const Plan& pl
       Near(p.rack_power_watts(),
            static_cast<double>(c.servers_per_rack()) * e.server_watts + e.rack_overhead_watts),
       "rack_power_watts ", p.rack_power_watts());
-  DCPLAN_INVARIANT(Near(p.gpu_power_watts(), static_cast<double>(c.gpu_count()) * e.gpu_watts),
-                   "gpu_power_watts ", p.gpu_power_watts(), " != ", c.gpu_count(), " x ",
-                   e.gpu_watts);
-  DCPLAN_INVARIANT(
-      Near(p.server_overhead_power_watts(),
-           static_cast<double>(c.server_count()) * r.hardware().server().overhead_watts()),
-      "server_overhead_power_watts ", p.server_overhead_power_watts());
+  const uint64_t installed = c.gpu_count() + c.spare_server_count() * e.gpus_per_server;
+  DCPLAN_INVARIANT(Near(p.gpu_power_watts(), static_cast<double>(installed) * e.gpu_watts),
+                   "gpu_power_watts ", p.gpu_power_watts(), " != ", installed, " x ", e.gpu_watts);
+  DCPLAN_INVARIANT(Near(p.server_overhead_power_watts(),
+                        static_cast<double>(c.server_count()) * e.server_overhead_watts),
+                   "server_overhead_power_watts ", p.server_overhead_power_watts());
   DCPLAN_INVARIANT(Near(p.rack_overhead_power_watts(),
                         static_cast<double>(c.rack_count()) * e.rack_overhead_watts),
                    "rack_overhead_power_watts ", p.rack_overhead_power_watts());
   const Network& net = r.hardware().network();
-  const double switch_watts =
-      static_cast<double>(plan.network().switch_count()) * net.switch_power_watts();
+  const double switch_watts = static_cast<double>(plan.network().switch_count()) * e.switch_watts;
   const double optic_watts =
       static_cast<double>(plan.network().optic_count()) * net.optic_power_watts();
   DCPLAN_INVARIANT(Near(p.network_power_watts(), switch_watts + optic_watts),
                    "network_power_watts ", p.network_power_watts(), " != switches ", switch_watts,
                    " + optics ", optic_watts);
-  const double it = p.gpu_power_watts() + p.server_overhead_power_watts() +
-                    p.rack_overhead_power_watts() + p.network_power_watts();
+  const double compute = p.gpu_power_watts() + p.server_overhead_power_watts() +
+                         p.rack_overhead_power_watts() + p.network_power_watts();
+  DCPLAN_INVARIANT(Near(p.storage_power_watts(), compute * e.storage_fraction),
+                   "storage_power_watts ", p.storage_power_watts());
+  DCPLAN_INVARIANT(Near(p.frontend_network_power_watts(), compute * e.frontend_fraction),
+                   "frontend_network_power_watts ", p.frontend_network_power_watts());
+  const double it = compute + p.storage_power_watts() + p.frontend_network_power_watts() +
+                    p.head_node_power_watts();
   DCPLAN_INVARIANT(Near(p.it_power_watts(), it), "it_power_watts ", p.it_power_watts(),
                    " != the sum of its parts ", it);
   DCPLAN_INVARIANT(Near(p.pue(), e.pue), "pue ", p.pue(), " != ", e.pue);
@@ -329,9 +402,13 @@ absl::Status CheckTight(const PlanRequest& r, const Effective& e, const Plan& pl
   const absl::StatusOr<ScaleReport> more = Scale(r, {static_cast<int64_t>(next)});
   DCPLAN_INVARIANT(more.ok(), "Scale(", next, ") failed: ", more.status().ToString());
   const ScaleRow& row = more->rows(0);
-  const std::vector<BindingConstraint> broken =
-      BrokenCaps(e, row.counts(), row.power(), row.cost(),
-                 FabricFits(e, row.counts().gpu_count() * e.nics_per_gpu));
+  const std::vector<BindingConstraint> broken = BrokenCaps(
+      e, row.counts(), row.power(), row.cost(),
+      FabricFits(
+          e,
+          (row.counts().gpu_count() + row.counts().spare_server_count() * e.gpus_per_server) *
+              e.nics_per_gpu,
+          row.counts().server_count(), row.counts().servers_per_rack()));
   DCPLAN_INVARIANT(!broken.empty(), "not tight: one more server (", next,
                    " GPUs) breaks no cap; the plan says ",
                    BindingConstraint_Name(plan.binding_constraint()));
@@ -389,8 +466,10 @@ absl::Status CheckPlanInvariants(const PlanRequest& r, const Plan& plan) {
 
   // Every cap is respected, except a budget that the site's fixed cost alone breaks (then no GPU
   // fits and the note says so).
-  const std::vector<BindingConstraint> broken = BrokenCaps(
-      e, plan.counts(), plan.power(), plan.cost(), FabricFits(e, plan.network().endpoint_count()));
+  const std::vector<BindingConstraint> broken =
+      BrokenCaps(e, plan.counts(), plan.power(), plan.cost(),
+                 FabricFits(e, plan.network().endpoint_count(), plan.counts().server_count(),
+                            plan.counts().servers_per_rack()));
   const uint64_t gpus = plan.counts().gpu_count();
   if (gpus == 0) {
     DCPLAN_INVARIANT(absl::StartsWith(plan.notes(0), "no GPUs fit"),

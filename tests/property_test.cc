@@ -88,9 +88,24 @@ class Generator {
     srv->set_overhead_watts(ZeroOr(0.2, 10, 50000));
     srv->set_price_usd(ZeroOr(0.6, 1e4, 5e6));
     srv->set_non_gpu_price_usd(ZeroOr(0.4, 1e3, 2e5));
-    const double gpu_watts =
-        acc->measured_power_watts() > 0 ? acc->measured_power_watts() : acc->tdp_watts();
-    const double server_watts = srv->gpus_per_server() * gpu_watts + srv->overhead_watts();
+    if (Chance(0.3)) srv->set_measured_overhead_watts(srv->overhead_watts() * Uniform(0.3, 1.0));
+    // Provisioning: at the nameplate, or at the measured draw with a margin (capped at the
+    // nameplate).
+    Provisioning* provisioning = r.mutable_site()->mutable_provisioning();
+    if (Chance(0.3)) {
+      provisioning->set_basis(PROVISIONING_BASIS_MEASURED);
+      if (Chance(0.5)) provisioning->set_margin(Chance(0.2) ? 0.0 : Uniform(0.0, 1.0));
+    } else if (Chance(0.2)) {
+      provisioning->set_basis(PROVISIONING_BASIS_NAMEPLATE);
+    }
+    const auto provisioned = [provisioning](double nameplate, double measured) {
+      if (provisioning->basis() != PROVISIONING_BASIS_MEASURED) return nameplate;
+      const double margin = provisioning->has_margin() ? provisioning->margin() : 0.08;
+      return std::min(nameplate, (measured > 0 ? measured : nameplate) * (1.0 + margin));
+    };
+    const double gpu_watts = provisioned(acc->tdp_watts(), acc->measured_power_watts());
+    const double server_watts = srv->gpus_per_server() * gpu_watts +
+                                provisioned(srv->overhead_watts(), srv->measured_overhead_watts());
 
     double rack_watts = server_watts;
     uint64_t servers_per_rack = 1;
@@ -99,18 +114,21 @@ class Generator {
       servers_per_rack = Chance(0.05) ? 4096 : Int(1, 64);
       rack->set_max_servers_per_rack(static_cast<uint32_t>(servers_per_rack));
       rack->set_overhead_watts(ZeroOr(0.3, 1, 5000));
+      if (Chance(0.2))
+        rack->set_measured_overhead_watts(rack->overhead_watts() * Uniform(0.3, 1.0));
       rack->set_price_usd(ZeroOr(0.3, 1e3, 1e5));
+      const double rack_overhead =
+          provisioned(rack->overhead_watts(), rack->measured_overhead_watts());
       if (Chance(0.4)) {
         // At least one server plus the overhead (exactly that, sometimes).
-        const double one = server_watts + rack->overhead_watts();
+        const double one = server_watts + rack_overhead;
         rack->set_power_limit_watts(Chance(0.1) ? one : one * LogUniform(1, 100));
         // (At least one: the quotient of a limit of exactly one server can round below 1.)
         servers_per_rack = std::clamp<uint64_t>(
-            static_cast<uint64_t>((rack->power_limit_watts() - rack->overhead_watts()) /
-                                  server_watts),
-            1, servers_per_rack);
+            static_cast<uint64_t>((rack->power_limit_watts() - rack_overhead) / server_watts), 1,
+            servers_per_rack);
       }
-      rack_watts = static_cast<double>(servers_per_rack) * server_watts + rack->overhead_watts();
+      rack_watts = static_cast<double>(servers_per_rack) * server_watts + rack_overhead;
     }
     uint64_t racks_per_pod = 1;
     if (Chance(0.8)) {
@@ -135,6 +153,23 @@ class Generator {
       net->set_switch_price_usd(ZeroOr(0.2, 1e3, 1e5));
       net->set_optic_power_watts(ZeroOr(0.2, 1, 40));
       net->set_optic_price_usd(ZeroOr(0.2, 10, 3000));
+      if (Chance(0.2)) {
+        net->set_switch_measured_power_watts(net->switch_power_watts() * Uniform(0.3, 1.0));
+      }
+      if (Chance(0.3)) {
+        const int tiers = static_cast<int>(Int(1, 4));
+        for (int t = 0; t < tiers; ++t) {
+          net->add_upper_tier_oversubscription(
+              Chance(0.4) ? 1.0 : Uniform(1.0, std::min(radix - 1.0, 8.0)));
+        }
+      }
+      if (Chance(0.3)) {
+        net->set_rail_optimized(true);
+      } else if (Chance(0.3)) {
+        net->set_leaf_placement(Chance(0.5) ? LEAF_PLACEMENT_TOP_OF_RACK
+                                            : LEAF_PLACEMENT_END_OF_ROW);
+        net->set_copper_cable_end_price_usd(ZeroOr(0.3, 10, 500));
+      }
       // A generous bound on a pod's own fabric for the building limit below: every endpoint needs
       // at most ~2 x tiers switch ports and optics.
       const double endpoints = static_cast<double>(racks_per_pod * servers_per_rack) *
@@ -143,10 +178,34 @@ class Generator {
     }
     if (Chance(0.3)) net->set_scale_up_domain_gpus(static_cast<uint32_t>(Int(1, 576)));
 
+    AuxiliaryLoads* aux = r.mutable_hardware()->mutable_auxiliary();
+    if (Chance(0.3)) {
+      aux->set_storage_power_fraction(ZeroOr(0.2, 0.001, 0.2));
+      aux->set_storage_price_fraction(ZeroOr(0.2, 0.001, 0.5));
+      aux->set_frontend_network_power_fraction(ZeroOr(0.3, 0.001, 0.1));
+      aux->set_frontend_network_price_fraction(ZeroOr(0.3, 0.001, 0.2));
+      aux->set_head_nodes(static_cast<uint32_t>(Chance(0.5) ? 0 : Int(1, 64)));
+      aux->set_head_node_power_watts(ZeroOr(0.2, 100, 3000));
+      aux->set_head_node_price_usd(ZeroOr(0.2, 1e3, 5e4));
+      aux->set_hot_spare_fraction(Chance(0.3) ? 0.0 : Uniform(0.0, 0.2));
+    }
+
     Site* site = r.mutable_site();
     if (Chance(0.8)) site->set_pue(Chance(0.1) ? Pick({1.0, 5.0}) : Uniform(1.0, 2.5));
+    if (Chance(0.4))
+      site->set_cooling(Pick({COOLING_UNSPECIFIED, COOLING_AIR, COOLING_DIRECT_LIQUID}));
     if (Chance(0.3)) {
-      const double pod_watts = static_cast<double>(racks_per_pod) * rack_watts + pod_network_watts;
+      // At most the design-day PUE in effect.
+      const double peak = site->has_pue()                            ? site->pue()
+                          : site->cooling() == COOLING_AIR           ? 1.55
+                          : site->cooling() == COOLING_DIRECT_LIQUID ? 1.2
+                                                                     : 1.3;
+      site->set_annual_pue(Chance(0.2) ? peak : Uniform(1.0, peak));
+    }
+    if (Chance(0.3)) {
+      const double pod_watts =
+          (static_cast<double>(racks_per_pod) * rack_watts + pod_network_watts) *
+          (1.0 + aux->storage_power_fraction() + aux->frontend_network_power_fraction());
       site->mutable_building()->set_critical_it_power_watts(
           std::min(pod_watts * LogUniform(1, 50), 1e15));
       if (Chance(0.6)) site->set_max_buildings(static_cast<uint32_t>(Int(1, 100)));
@@ -225,6 +284,13 @@ class Generator {
     costs->set_maintenance_fraction_per_year(Chance(0.3) ? 0.0 : Uniform(0.0, 0.2));
     costs->set_staff_usd_per_year(ZeroOr(0.5, 1e4, 1e8));
     if (Chance(0.5)) costs->set_horizon_years(Chance(0.05) ? 50.0 : Uniform(0.25, 10));
+    if (Chance(0.3)) {
+      costs->set_wacc(Chance(0.2) ? 0.0 : Uniform(0.0, 0.2));
+      if (Chance(0.7)) costs->set_it_life_years(Uniform(1, 8));
+      if (Chance(0.7)) costs->set_facility_life_years(Uniform(5, 40));
+      if (Chance(0.5)) costs->set_it_maintenance_fraction_per_year(Uniform(0.0, 0.15));
+      if (Chance(0.5)) costs->set_facility_maintenance_fraction_per_year(Uniform(0.0, 0.05));
+    }
 
     // Caps the rest of the request makes meaningless are errors (not valid requests): max_buildings
     // without a building power limit, a power cap in watts measured at the substation, a budget

@@ -1,5 +1,7 @@
 #include "examples/cli/report.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "examples/cli/flags.h"
@@ -57,9 +59,13 @@ std::string PlanTable(const Plan& p) {
   std::string s;
   absl::StrAppend(&s, "plan: ", p.name().empty() ? "(unnamed)" : Printable(p.name()), "\n");
   absl::StrAppendFormat(&s, "  GPUs          %s\n", FormatCount(c.gpu_count()));
+  const uint64_t training_servers = c.server_count() - c.spare_server_count();
   absl::StrAppendFormat(
-      &s, "  servers       %s (%d GPUs, %s each)\n", FormatCount(c.server_count()),
-      c.server_count() ? c.gpu_count() / c.server_count() : 0, W(pw.server_power_watts()));
+      &s, "  servers       %s (%d GPUs, %s each%s)\n", FormatCount(c.server_count()),
+      training_servers ? c.gpu_count() / training_servers : 0, W(pw.server_power_watts()),
+      c.spare_server_count()
+          ? absl::StrCat("; ", FormatCount(c.spare_server_count()), " of them hot spares")
+          : "");
   absl::StrAppendFormat(&s, "  racks         %s (%d servers, %s each)\n",
                         FormatCount(c.rack_count()), c.servers_per_rack(),
                         W(pw.rack_power_watts()));
@@ -73,18 +79,45 @@ std::string PlanTable(const Plan& p) {
     for (int i = 0; i < p.network().switches_per_tier_size(); ++i) {
       absl::StrAppend(&tiers, i ? " + " : "", FormatCount(p.network().switches_per_tier(i)));
     }
-    absl::StrAppendFormat(&s, "  network       %d-tier fat tree, %s switches (%s), %s optics\n",
-                          p.network().tiers(), FormatCount(p.network().switch_count()), tiers,
-                          FormatCount(p.network().optic_count()));
+    absl::StrAppendFormat(
+        &s, "  network       %d-tier fat tree, %s switches (%s), %s optics%s\n",
+        p.network().tiers(), FormatCount(p.network().switch_count()), tiers,
+        FormatCount(p.network().optic_count()),
+        p.network().copper_cable_end_count()
+            ? absl::StrCat(", ", FormatCount(p.network().copper_cable_end_count()),
+                           " copper cable ends")
+            : "");
   }
   absl::StrAppend(&s, "power\n");
   absl::StrAppendFormat(&s, "  accelerators  %s\n", W(pw.gpu_power_watts()));
   absl::StrAppendFormat(&s, "  server rest   %s\n", W(pw.server_overhead_power_watts()));
   absl::StrAppendFormat(&s, "  rack overhead %s\n", W(pw.rack_overhead_power_watts()));
   absl::StrAppendFormat(&s, "  network       %s\n", W(pw.network_power_watts()));
+  if (pw.storage_power_watts() > 0) {
+    absl::StrAppendFormat(&s, "  storage       %s\n", W(pw.storage_power_watts()));
+  }
+  if (pw.frontend_network_power_watts() > 0) {
+    absl::StrAppendFormat(&s, "  frontend net  %s\n", W(pw.frontend_network_power_watts()));
+  }
+  if (pw.head_node_power_watts() > 0) {
+    absl::StrAppendFormat(&s, "  head nodes    %s (%s)\n", W(pw.head_node_power_watts()),
+                          FormatCount(c.head_node_count()));
+  }
   absl::StrAppendFormat(&s, "  IT            %s\n", W(pw.it_power_watts()));
-  absl::StrAppendFormat(&s, "  facility      %s (PUE %.2f)\n", W(pw.facility_power_watts()),
-                        pw.pue());
+  if (pw.provisioning_basis() == PROVISIONING_BASIS_MEASURED) {
+    absl::StrAppendFormat(&s,
+                          "  provisioned   for the measured draw: nameplate %s, under load %s "
+                          "(nameplate oversubscribed %.2fx)\n",
+                          W(pw.nameplate_it_power_watts()), W(pw.measured_it_power_watts()),
+                          pw.power_oversubscription());
+  }
+  if (pw.annual_pue() != pw.pue()) {
+    absl::StrAppendFormat(&s, "  facility      %s (PUE %.2f on the design day, %.2f annual)\n",
+                          W(pw.facility_power_watts()), pw.pue(), pw.annual_pue());
+  } else {
+    absl::StrAppendFormat(&s, "  facility      %s (PUE %.2f)\n", W(pw.facility_power_watts()),
+                          pw.pue());
+  }
   if (pw.substation_capacity_watts() > 0) {
     absl::StrAppendFormat(&s, "  substation    %s usable\n", W(pw.substation_capacity_watts()));
   }
@@ -101,7 +134,17 @@ std::string PlanTable(const Plan& p) {
     if (cost.capex().site_fixed_usd() > 0) {
       absl::StrAppend(&s, ", site ", Usd(cost.capex().site_fixed_usd()));
     }
+    const double aux_capex = cost.capex().storage_usd() + cost.capex().frontend_network_usd() +
+                             cost.capex().head_nodes_usd();
+    if (aux_capex > 0) absl::StrAppend(&s, ", storage and frontend ", Usd(aux_capex));
     absl::StrAppend(&s, ")\n");
+    // Capital charged as annuities (a cost of capital, or lives other than the horizon).
+    const double charged = cost.capital_usd_per_year() * cost.horizon_years();
+    if (std::fabs(charged - cost.capex_usd()) > 1e-9 * cost.capex_usd()) {
+      absl::StrAppendFormat(&s, "  capital       %s a year (IT %s, building and plant %s)\n",
+                            Usd(cost.capital_usd_per_year()), Usd(cost.it_capital_usd_per_year()),
+                            Usd(cost.facility_capital_usd_per_year()));
+    }
     absl::StrAppendFormat(&s, "  opex          %s a year (energy %s for %s MWh, maintenance %s)\n",
                           Usd(cost.opex_usd_per_year()), Usd(cost.energy_usd_per_year()),
                           FormatCount(static_cast<uint64_t>(cost.energy_mwh_per_year() + 0.5)),
