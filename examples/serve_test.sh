@@ -74,7 +74,7 @@ json.dump(r, open('$TMP/request.json', 'w'))"
 check "POST /v1/plan status" 200 "$(http POST "${URL}v1/plan" "$TMP/request.json" "$TMP/plan.json")"
 check "POST /v1/plan equals fit --format=json" True \
   "$(python3 -c "import json; print(json.load(open('$TMP/plan.json')) == json.load(open('$TMP/fit.json')))")"
-check "the plan's GPUs (README: 24,992 under 50 MW)" 24992 "$(json_get "$TMP/plan.json" "p['counts']['gpu_count']")"
+check "the plan's GPUs (README: 22,312 under 50 MW)" 22312 "$(json_get "$TMP/plan.json" "p['counts']['gpu_count']")"
 
 check "GET /v1/presets/h100-dgx status" 200 "$(http GET "${URL}v1/presets/h100-dgx" - "$TMP/preset.json")"
 check "GET /v1/presets/h100-dgx equals the preset" True \

@@ -104,3 +104,81 @@ TEST(EvaluateCluster, EveryCappedFigureGrowsWithTheCluster) {
 
 }  // namespace
 }  // namespace dcplan
+
+namespace dcplan {
+namespace {
+
+TEST(EvaluateCluster, HotSparesAuxiliaryLoadsAndHeadNodesAddPowerNotCompute) {
+  // Seed (8 GPUs x 1.4 kW a server, PUE 1) at 800 GPUs = 100 training servers; 3% hot spares =
+  // 3 more. Compute IT = 103 x 11.2 kW = 1,153.6 kW; storage 2% = 23.072 kW, frontend 1% =
+  // 11.536 kW; 4 head nodes x 500 W = 2 kW: IT = 1,190.208 kW. Peak counts the 800 training GPUs.
+  Model m = BuildModel(testing::SeedWith(R"pb(
+              hardware {
+                auxiliary {
+                  hot_spare_fraction: 0.03
+                  storage_power_fraction: 0.02
+                  frontend_network_power_fraction: 0.01
+                  head_nodes: 4
+                  head_node_power_watts: 500
+                }
+              })pb"))
+                .value();
+  ClusterEval e = EvaluateCluster(m, 800);
+  EXPECT_EQ(e.spare_servers, 3);
+  EXPECT_EQ(e.servers, 103);
+  EXPECT_EQ(e.racks, 26);  // ceil(103 / 4)
+  EXPECT_NEAR(units::InWatts(e.compute_it_power), 1153600.0, 1e-6);
+  EXPECT_NEAR(units::InWatts(e.storage_power), 23072.0, 1e-6);
+  EXPECT_NEAR(units::InWatts(e.frontend_power), 11536.0, 1e-6);
+  EXPECT_NEAR(units::InWatts(e.it_power), 1190208.0, 1e-6);
+  EXPECT_DOUBLE_EQ(units::InFlopsPerSecond(e.peak), 800e15);
+}
+
+TEST(EvaluateCluster, EnergyUsesTheDrawUnderLoadAndTheAnnualPue) {
+  // Seed with a measured draw of 1,000 W a GPU, design-day PUE 1.3, annual 1.1, utilization 0.5:
+  // 8 GPUs draw 8 kW under load, 8 x 1 x 0.5 x 1.1 = 4.4 kW on average, 38.544 MWh a year (dcplan's
+  // year is 8,760 h). Facility power sizes at the nameplate and the design day: 8 x 1.4 x 1.3 =
+  // 14.56 kW.
+  Model m = BuildModel(testing::SeedWith(R"pb(
+              hardware { accelerator { measured_power_watts: 1000 } }
+              site { pue: 1.3 annual_pue: 1.1 }
+              costs { average_utilization: 0.5 })pb"))
+                .value();
+  ClusterEval e = EvaluateCluster(m, 8);
+  EXPECT_NEAR(units::InWatts(e.facility_power), 14560.0, 1e-9);
+  EXPECT_NEAR(units::InWatts(e.measured_it_power), 8000.0, 1e-9);
+  EXPECT_NEAR(units::InWatts(e.average_facility_power), 4400.0, 1e-9);
+  EXPECT_NEAR(units::InMegawattHours(e.energy_per_year), 4.4 * 8760.0 / 1000.0, 1e-9);
+}
+
+TEST(EvaluateCluster, CapitalIsChargedAsAnAnnuityOverEachClassesLife) {
+  // Seed servers at $100,000 (8 GPUs), facility $10/W: 8 GPUs = $100,000 of IT and 11.2 kW x $10 =
+  // $112,000 of facility. At 8% over 5 years the IT annuity is (1 - 1.08^-5) / 0.08 = 3.992710
+  // years, $25,045.65 a year; the facility over 20 years 9.818147 years, $11,407.46 a year. TCO
+  // over a 4-year horizon without opex: 4 x (25,045.65 + 11,407.46) = $145,812.45, less than the
+  // $212,000 capex because the building outlives the horizon.
+  Model m = BuildModel(testing::SeedWith(R"pb(
+              hardware { server { price_usd: 100000 } }
+              costs {
+                facility_usd_per_it_watt: 10
+                horizon_years: 4
+                wacc: 0.08
+                it_life_years: 5
+                facility_life_years: 20
+              })pb"))
+                .value();
+  ClusterEval e = EvaluateCluster(m, 8);
+  EXPECT_DOUBLE_EQ(units::InUsd(e.capex), 212000.0);
+  EXPECT_NEAR(units::InUsdPerYear(e.it_capital_rate), 100000.0 / 3.992710, 0.01);
+  EXPECT_NEAR(units::InUsdPerYear(e.facility_capital_rate), 112000.0 / 9.818147, 0.01);
+  EXPECT_NEAR(units::InUsd(e.tco), 4 * (100000.0 / 3.992710 + 112000.0 / 9.818147), 0.05);
+  // Without a cost of capital and with lives equal to the horizon, TCO is capex + opex x horizon.
+  m = BuildModel(testing::SeedWith(R"pb(
+        hardware { server { price_usd: 100000 } }
+        costs { facility_usd_per_it_watt: 10 horizon_years: 4 })pb"))
+          .value();
+  EXPECT_DOUBLE_EQ(units::InUsd(EvaluateCluster(m, 8).tco), 212000.0);
+}
+
+}  // namespace
+}  // namespace dcplan

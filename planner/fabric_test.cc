@@ -110,3 +110,81 @@ TEST(FatTreeMaxEndpoints, IsWhereSizingStopsFitting) {
 
 }  // namespace
 }  // namespace dcplan
+
+namespace dcplan {
+namespace {
+
+TEST(SizeFabric, OversubscribedUpperTiersNeedFewerSwitchesAndOptics) {
+  // k = 8, leaves at full bisection (4 down, 4 up), spines at 3:1 (floor(8 x 3/4) = 6 down, 2 up).
+  // 64 endpoints: 16 leaves and 16 x 4 = 64 links up. Two tiers hold 8 leaves, three 8 x 6 = 48:
+  // three tiers. Spines: ceil(64 / 6) = 11, sending ceil(64 x 2 / 6) = 22 links on up; top:
+  // ceil(22 / 8) = 3. Optics: 2 x 64 NIC links + 2 x (64 + 22) = 300.
+  FabricSpec spec = FatTreeSpec(8, 4);
+  spec.downlinks[1] = DownlinksAt(8, 3.0);
+  EXPECT_EQ(spec.downlinks[1], 6);
+  FabricSize f;
+  SizeFabric(spec, 64, &f);
+  EXPECT_EQ(f.tiers, 3);
+  EXPECT_EQ(f.switches_per_tier[0], 16);
+  EXPECT_EQ(f.switches_per_tier[1], 11);
+  EXPECT_EQ(f.switches_per_tier[2], 3);
+  EXPECT_EQ(f.switch_count, 30);
+  EXPECT_EQ(f.optic_count, 300);
+  // At full bisection: 16 + 16 + 8 = 40 switches and 128 + 2 x 2 x 64 = 384 optics.
+  const FabricSize full = SizeFatTree(64, 8, 4);
+  EXPECT_EQ(full.switch_count, 40);
+  EXPECT_EQ(full.optic_count, 384);
+}
+
+TEST(SizeFabric, MetasPodsStayAtThreeTiers) {
+  // Llama 3's cluster (hardware_reference.md): 3,072-GPU pods at full bisection, 1:7 above them.
+  // With 128-port switches, 24,576 GPUs need 384 leaves; two tiers hold 128, three
+  // 128 x floor(128 x 7/8) = 128 x 112 = 14,336: three tiers, where radix 64 at full bisection
+  // (65,536 hosts in three tiers) would also do but with 4x the upper-tier links.
+  FabricSpec spec = FatTreeSpec(128, 64);
+  spec.downlinks[1] = DownlinksAt(128, 7.0);
+  FabricSize f;
+  SizeFabric(spec, 24576, &f);
+  EXPECT_EQ(f.tiers, 3);
+  EXPECT_EQ(f.switches_per_tier[0], 384);
+  // 384 x 64 = 24,576 links up; spines ceil(24,576 / 112) = 220 sending
+  // ceil(24,576 x 16 / 112) = 3,511 links to ceil(3,511 / 128) = 28 top switches.
+  EXPECT_EQ(f.switches_per_tier[1], 220);
+  EXPECT_EQ(f.switches_per_tier[2], 28);
+}
+
+TEST(SizeFabric, TopOfRackLeavesServeOneRackOverCopper) {
+  // k = 8 (4 down, 4 up), 6 NIC ports a rack, 20 endpoints = 3 full racks + 2 ports. A full rack:
+  // one leaf of 4 ports (4 uplinks) + one of 2 (ceil(2 x 4 / 4) = 2 uplinks) = 2 leaves, 6 links;
+  // the last rack one leaf, 2 links: 7 leaves, 20 links, two tiers (7 <= 8), ceil(20 / 8) = 3 at
+  // the top. NIC links are copper: 40 ends; optics only between tiers: 2 x 20.
+  FabricSpec spec = FatTreeSpec(8, 4);
+  spec.layout = LeafLayout::kTopOfRack;
+  spec.ports_per_server = 2;
+  spec.ports_per_rack = 6;
+  FabricSize f;
+  SizeFabric(spec, 20, &f);
+  EXPECT_EQ(f.tiers, 2);
+  EXPECT_EQ(f.switches_per_tier[0], 7);
+  EXPECT_EQ(f.switches_per_tier[1], 3);
+  EXPECT_EQ(f.copper_count, 40);
+  EXPECT_EQ(f.optic_count, 40);
+}
+
+TEST(SizeFabric, RailOptimizedLeavesServeOneNicOfManyServers) {
+  // k = 8 (4 down, 4 up), 2 NICs a server, 20 endpoints = 10 servers. Each of the 2 rails: 10 ports
+  // on 2 full leaves + one of 2 ports: 3 leaves, 8 + 2 = 10 links. In all 6 leaves, 20 links, two
+  // tiers, ceil(20 / 8) = 3 at the top; all optical: 2 x 20 + 2 x 20 = 80.
+  FabricSpec spec = FatTreeSpec(8, 4);
+  spec.layout = LeafLayout::kRailOptimized;
+  spec.ports_per_server = 2;
+  FabricSize f;
+  SizeFabric(spec, 20, &f);
+  EXPECT_EQ(f.switches_per_tier[0], 6);
+  EXPECT_EQ(f.switches_per_tier[1], 3);
+  EXPECT_EQ(f.optic_count, 80);
+  EXPECT_EQ(f.copper_count, 0);
+}
+
+}  // namespace
+}  // namespace dcplan

@@ -326,7 +326,7 @@ def main():
         # 2. What fits: h100-dgx under 50 MW at the facility meter, as `dcplan fit` solves it.
         click(browser, 'mode-fits')
         select_option(browser, 'preset', 'h100-dgx')
-        browser.wait_for('document.getElementById("pue-input").value === "1.44"')
+        browser.wait_for('document.getElementById("pue-input").value === "1.55"')
         set_input(browser, 'power-input', '50')
         shown = wait_texts(browser, {'gpus': fit_gpus_text, 'binding': 'facility power cap'})
         check('what fits at 50 MW on h100-dgx shows dcplan fit\'s %s GPUs' % fit_gpus_text,
@@ -379,7 +379,7 @@ def main():
                                  'document.getElementById("error").innerText')
         check('PUE 0.9 shows the server\'s error inline', bool(error) and 'site.pue must be >= 1.0, got 0.9' in error,
               repr(error))
-        set_input(browser, 'pue-input', '1.44')
+        set_input(browser, 'pue-input', '1.55')
         cleared = browser.wait_for('document.getElementById("error").innerText === ""')
         check('a valid PUE clears the error', bool(cleared))
         browser.drain_events()

@@ -162,10 +162,11 @@ TEST(Api, CompareRanksPresetsUnderTheSameCaps) {
   ASSERT_EQ(r.status, 200) << r.body;
   const Comparison c = Parse<Comparison>(r);
   ASSERT_EQ(c.plans_size(), 2);
-  // README's compare table at 100 MW: b200-dgx (36,512 GPUs) above h100-dgx (49,984).
+  // README's compare table at 100 MW: b200-dgx (32,608 GPUs) above h100-dgx (44,640), as
+  // `dcplan compare` prints them.
   EXPECT_EQ(c.plans(0).name(), "b200-dgx");
-  EXPECT_EQ(c.plans(0).counts().gpu_count(), 36512u);
-  EXPECT_EQ(c.plans(1).counts().gpu_count(), 49984u);
+  EXPECT_EQ(c.plans(0).counts().gpu_count(), 32608u);
+  EXPECT_EQ(c.plans(1).counts().gpu_count(), 44640u);
   request.add_presets("h900");
   const ApiResponse bad = Post(api, "/v1/compare", Json(request));
   EXPECT_EQ(bad.status, 400);
