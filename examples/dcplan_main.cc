@@ -35,13 +35,16 @@ const Command kCommands[] = {
     {"fit", dcplan::cli::RunFit, "the largest cluster (whole servers) under the caps",
      "dcplan fit [--preset=NAME | --request=FILE] [--power=50MW] "
      "[--power_at=facility|it|substation]\n"
-     "           [--pue=1.3] [--max_gpus=N] [--max_buildings=N] [--budget='$2.5B']\n"
+     "           [--pue=1.3] [--annual_pue=1.2] [--cooling=air|liquid]\n"
+     "           [--provisioning=nameplate|measured] [--provisioning_margin=0.08]\n"
+     "           [--max_gpus=N] [--max_buildings=N] [--budget='$2.5B']\n"
      "           [--budget_on=capex|tco] [--horizon_years=4] [--electricity='0.08 USD/kWh']\n"
      "           [--objective=gpus|compute] [--format=table|json|textproto|binary] [--out=FILE]\n"
      "\n"
      "Solves for the largest cluster whose facility power, IT power, substation load, GPU count,\n"
      "building count and budget all fit, and says which cap bound. Flags override the preset's or\n"
-     "the request file's fields. Example: dcplan fit --preset=seed --power=45.9MW"},
+     "the request file's fields. --pue is the design-day PUE (what fits), --annual_pue the\n"
+     "year's average (the energy bill). Example: dcplan fit --preset=seed --power=45.9MW"},
     {"scale", dcplan::cli::RunScale, "peak, MFU, realized compute and power for given sizes",
      "dcplan scale [--preset=NAME | --request=FILE] [--gpus=1,8,512,8192,32768]\n"
      "             [--pue=1.3] [--format=table|csv|json|textproto|binary] [--out=FILE]\n"
@@ -96,13 +99,15 @@ const Command kCommands[] = {
      "The same workload flags make fit, scale and compare use this model for MFU.\n"
      "Example: dcplan train --gpus=8192 --layers=126 --hidden=16384 --heads=128 --vocab=128256\n"
      "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T"},
-    {"serve", dcplan::cli::RunServe, "the planner in a browser and over HTTP (JSON or binary protos)",
+    {"serve", dcplan::cli::RunServe,
+     "the planner in a browser and over HTTP (JSON or binary protos)",
      "dcplan serve [--port=8080] [--address=127.0.0.1] [--threads=N]\n"
      "\n"
      "Serves the interactive page at http://127.0.0.1:8080/ (slide a cluster from 1 GPU to a\n"
      "million, or find what fits under a power cap and budget) and the API under /v1/: GET\n"
      "/v1/presets, GET /v1/presets/NAME, POST /v1/plan (fit), /v1/scale, /v1/compare, /v1/train,\n"
-     "/v1/sweep, in JSON or binary protos (Content-Type/Accept: application/x-protobuf). Listens on\n"
+     "/v1/sweep, in JSON or binary protos (Content-Type/Accept: application/x-protobuf). Listens "
+     "on\n"
      "loopback only unless --address names another address; --port=0 picks a free port. Ctrl-C\n"
      "or SIGTERM stops it. Example: dcplan serve --port=8080"},
     {"presets", dcplan::cli::RunPresets, "list the compiled-in presets, or show one",

@@ -101,4 +101,34 @@ for cmd in fit scale compare validate convert presets; do
 done
 "$DCPLAN" --help | grep -q "commands:" && pass "top-level help" || fail "top-level help"
 
+# --- cooling, the two PUEs and provisioning ------------------------------------------------------
+# --cooling=liquid replaces the seed's PUE 1.0 with the liquid defaults (design day 1.2, annual
+# 1.14): 45.9 MW / (11.2 kW x 1.2) = 3,415.2 servers -> 27,320 GPUs; air (1.55): 45.9 MW /
+# 17.36 kW = 2,644.0 (2,644 servers draw 45.89984 MW) -> 21,152.
+"$DCPLAN" fit --preset=seed --power=45.9MW --cooling=liquid --format=json > "$TMP/liquid.json"
+check "liquid cooling gpus" 27320 "$(json_get "$TMP/liquid.json" "p['counts']['gpu_count']")"
+check "liquid design-day pue" 1.2 "$(json_get "$TMP/liquid.json" "p['power']['pue']")"
+check "liquid annual pue" 1.14 "$(json_get "$TMP/liquid.json" "p['power']['annual_pue']")"
+check "liquid cooling named" COOLING_DIRECT_LIQUID "$(json_get "$TMP/liquid.json" "p['power']['cooling']")"
+"$DCPLAN" fit --preset=seed --power=45.9MW --cooling=air --format=json > "$TMP/air.json"
+check "air cooling gpus" 21152 "$(json_get "$TMP/air.json" "p['counts']['gpu_count']")"
+# The table names both PUEs when they differ.
+"$DCPLAN" fit --preset=seed --power=45.9MW --cooling=air > "$TMP/air.txt"
+grep -q "(PUE 1.55 on the design day, 1.44 annual)" "$TMP/air.txt" && pass "table shows both PUEs" ||
+  fail "table PUEs: $(grep facility "$TMP/air.txt")"
+expect_error "annual PUE above the design day" \
+  "site.annual_pue must be <= pue, the design-day peak (1), got 1.7" \
+  fit --preset=seed --power=45.9MW --annual_pue=1.7
+expect_error "unknown cooling" "--cooling must be air or liquid" fit --preset=seed --cooling=water
+# h100-dgx provisioned for its measured draw x 1.08: 8 x 532 x 1.08 + 3,496 x 1.08 = 8,372.16 W a
+# server (against 10,200 at the nameplate).
+"$DCPLAN" fit --preset=h100-dgx --power=50MW --provisioning=measured --format=json > "$TMP/measured.json"
+check "measured provisioning server power" 8372.16 \
+  "$(json_get "$TMP/measured.json" "round(p['power']['server_power_watts'], 2)")"
+check "measured provisioning named" PROVISIONING_BASIS_MEASURED \
+  "$(json_get "$TMP/measured.json" "p['power']['provisioning_basis']")"
+expect_error "a margin without measured provisioning" \
+  "--provisioning_margin=0.1 has no effect: power is provisioned for the nameplate" \
+  fit --preset=h100-dgx --power=50MW --provisioning_margin=0.1
+
 finish cli_test

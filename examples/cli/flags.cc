@@ -33,7 +33,20 @@ ABSL_FLAG(std::string, power, "",
           "power cap with its unit, e.g. 50MW (constraints.power_cap_watts)");
 ABSL_FLAG(std::string, power_at, "",
           "where the power cap is measured: facility (the meter), it, or substation");
-ABSL_FLAG(std::string, pue, "", "power usage effectiveness, >= 1.0 (site.pue)");
+ABSL_FLAG(std::string, pue, "",
+          "design-day power usage effectiveness, >= 1.0: sizes the facility (site.pue)");
+ABSL_FLAG(std::string, annual_pue, "",
+          "annual average PUE, >= 1.0 and <= the design-day PUE: prices the energy "
+          "(site.annual_pue)");
+ABSL_FLAG(std::string, cooling, "",
+          "air or liquid (direct-to-chip): sets site.cooling and its default PUEs, unless --pue "
+          "or --annual_pue give them");
+ABSL_FLAG(std::string, provisioning, "",
+          "nameplate or measured: provision power for every device's nameplate, or for its "
+          "measured draw under training load plus a margin (site.provisioning.basis)");
+ABSL_FLAG(std::string, provisioning_margin, "",
+          "margin over the measured draw with --provisioning=measured, e.g. 0.08 "
+          "(site.provisioning.margin)");
 ABSL_FLAG(std::string, max_gpus, "", "most GPUs wanted (constraints.max_gpus)");
 ABSL_FLAG(std::string, max_buildings, "", "buildings available (site.max_buildings)");
 ABSL_FLAG(std::string, budget, "",
@@ -167,9 +180,40 @@ absl::Status ApplyOverrides(PlanRequest* r) {
           absl::StrCat("--power_at must be facility, it or substation; got \"", Clip(s), "\""));
     }
   }
+  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_cooling)); !s.empty()) {
+    if (s == "air") {
+      r->mutable_site()->set_cooling(COOLING_AIR);
+    } else if (s == "liquid" || s == "direct_liquid") {
+      r->mutable_site()->set_cooling(COOLING_DIRECT_LIQUID);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--cooling must be air or liquid; got \"", Clip(s), "\""));
+    }
+    // The cooling type's PUEs replace the request's, unless the flags below give them.
+    r->mutable_site()->clear_pue();
+    r->mutable_site()->clear_annual_pue();
+  }
   if (std::string s = absl::GetFlag(FLAGS_pue); !s.empty()) {
     DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("pue", s));
     r->mutable_site()->set_pue(v);
+  }
+  if (std::string s = absl::GetFlag(FLAGS_annual_pue); !s.empty()) {
+    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("annual_pue", s));
+    r->mutable_site()->set_annual_pue(v);
+  }
+  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_provisioning)); !s.empty()) {
+    if (s == "nameplate") {
+      r->mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_NAMEPLATE);
+    } else if (s == "measured") {
+      r->mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_MEASURED);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--provisioning must be nameplate or measured; got \"", Clip(s), "\""));
+    }
+  }
+  if (std::string s = absl::GetFlag(FLAGS_provisioning_margin); !s.empty()) {
+    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("provisioning_margin", s));
+    r->mutable_site()->mutable_provisioning()->set_margin(v);
   }
   if (std::string s = absl::GetFlag(FLAGS_max_gpus); !s.empty()) {
     DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_gpus", s, 0, limits::kMaxGpus));
@@ -228,6 +272,12 @@ absl::Status ApplyOverrides(PlanRequest* r) {
 absl::Status CheckFlagsMatter(const PlanRequest& r) {
   // A value out of its field's range is the first thing to fix: the validator says so later.
   if (!ValidateRequest(r).ok()) return absl::OkStatus();
+  if (const std::string margin = absl::GetFlag(FLAGS_provisioning_margin);
+      !margin.empty() && r.site().provisioning().basis() != PROVISIONING_BASIS_MEASURED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--provisioning_margin=", Clip(margin),
+        " has no effect: power is provisioned for the nameplate; add --provisioning=measured"));
+  }
   const std::string power = absl::GetFlag(FLAGS_power);
   if (!power.empty() && r.constraints().power_cap_watts() > 0 &&
       r.constraints().power_cap_at() == POWER_CAP_AT_SUBSTATION) {
