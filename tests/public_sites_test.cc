@@ -86,7 +86,7 @@ TEST(PublicSites, DcplanIsWithinTenPercentOfWhatWasBuilt) {
       dcplan = report->rows(0).power().it_power_watts();
     }
     const double error = dcplan / published - 1.0;
-    std::printf("%-20s %9.0f %9.1f %6s %10.4g %10.4g %+6.1f%%\n", site.name.c_str(), site.gpus,
+    std::printf("%-20s %9.0f %9.1f %6s %10.0f %10.0f %+6.1f%%\n", site.name.c_str(), site.gpus,
                 site.power_watts / 1e6, site.power_at.c_str(), published, dcplan, 100 * error);
     EXPECT_LE(std::fabs(error), 0.10)
         << site.name << ": dcplan " << dcplan << " vs published " << published;
