@@ -19,18 +19,38 @@ int64_t SpareServers(const Model& m, int64_t servers) {
 
 }  // namespace
 
+units::Power NameplateItPower(const Model& m, const ClusterEval& e) {
+  const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
+  return (D(installed_gpus) * m.accelerator.tdp + D(e.servers) * m.server.overhead_nameplate +
+          D(e.racks) * m.rack.overhead_nameplate +
+          (D(e.fabric.switch_count) * m.network.switch_nameplate +
+           D(e.fabric.optic_count) * m.network.optic_power)) *
+             m.auxiliary.power_factor +
+         e.head_node_power;
+}
+
+units::Power MeasuredItPower(const Model& m, const ClusterEval& e) {
+  const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
+  return (D(installed_gpus) * m.accelerator.measured + D(e.servers) * m.server.overhead_measured +
+          D(e.racks) * m.rack.overhead_measured +
+          (D(e.fabric.switch_count) * m.network.switch_measured +
+           D(e.fabric.optic_count) * m.network.optic_power)) *
+             m.auxiliary.power_factor +
+         e.head_node_power;
+}
+
 void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
   ClusterEval& e = *out;
   e.gpus = gpus < 0 ? 0 : gpus;
   const int64_t training_servers = CeilDiv(e.gpus, m.server.gpus);
-  e.spare_servers = SpareServers(m, training_servers);
+  e.spare_servers = m.auxiliary.any ? SpareServers(m, training_servers) : 0;
   e.servers = training_servers + e.spare_servers;
   // Racks and pods straight from the servers: ceil(ceil(a / b) / c) = ceil(a / (b c)), so the
   // divisions run side by side (the products stay far below 2^63 by the validator's limits).
   e.racks = CeilDiv(e.servers, m.servers_per_rack);
   e.pods = CeilDiv(e.servers, m.servers_per_rack * m.racks_per_pod);
   e.buildings = m.pods_per_building > 0 ? CeilDiv(e.pods, m.pods_per_building) : (e.pods > 0);
-  e.head_nodes = e.gpus > 0 ? m.auxiliary.head_nodes : 0;
+  e.head_nodes = e.gpus > 0 ? m.auxiliary.head_nodes : 0;  // 0 unless set
   // Spares are installed, cabled and powered like any server.
   const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
 
@@ -50,33 +70,25 @@ void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
   e.network_power = e.switch_power + e.optic_power;
   e.compute_it_power =
       e.gpu_power + e.server_overhead_power + e.rack_overhead_power + e.network_power;
-  e.storage_power = e.compute_it_power * m.auxiliary.storage_power;
-  e.frontend_power = e.compute_it_power * m.auxiliary.frontend_power;
-  e.head_node_power = D(e.head_nodes) * m.auxiliary.head_node_power;
-  e.it_power = e.compute_it_power + e.storage_power + e.frontend_power + e.head_node_power;
+  if (m.auxiliary.any) {
+    e.storage_power = e.compute_it_power * m.auxiliary.storage_power;
+    e.frontend_power = e.compute_it_power * m.auxiliary.frontend_power;
+    e.head_node_power = D(e.head_nodes) * m.auxiliary.head_node_power;
+    e.it_power = e.compute_it_power + e.storage_power + e.frontend_power + e.head_node_power;
+  } else {
+    e.storage_power = zero;
+    e.frontend_power = zero;
+    e.head_node_power = zero;
+    e.it_power = e.compute_it_power;
+  }
   e.facility_power = e.it_power * m.site.pue;
 }
 
 void AddCost(const Model& m, ClusterEval* out) {
   ClusterEval& e = *out;
-  const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
-  // The same devices at their nameplate and under training load.
-  const units::Ratio aux = 1.0 + m.auxiliary.storage_power + m.auxiliary.frontend_power;
-  const units::Power optics = D(e.fabric.optic_count) * m.network.optic_power;
-  // (Summed in EvaluatePower's order, so that with no measured figures the draw under load is
-  // the provisioned power to the last bit.)
-  e.nameplate_it_power =
-      (D(installed_gpus) * m.accelerator.tdp + D(e.servers) * m.server.overhead_nameplate +
-       D(e.racks) * m.rack.overhead_nameplate +
-       (D(e.fabric.switch_count) * m.network.switch_nameplate + optics)) *
-          aux +
-      e.head_node_power;
-  e.measured_it_power =
-      (D(installed_gpus) * m.accelerator.measured + D(e.servers) * m.server.overhead_measured +
-       D(e.racks) * m.rack.overhead_measured +
-       (D(e.fabric.switch_count) * m.network.switch_measured + optics)) *
-          aux +
-      e.head_node_power;
+  // The draw under load: the provisioned power itself when no device has a measured figure of its
+  // own, else the same devices at their measured draw.
+  e.measured_it_power = m.draw_is_provisioned ? e.it_power : MeasuredItPower(m, e);
 
   // Capex: whole servers (a partly filled server is bought whole), racks, fabric, storage,
   // frontend, head nodes, facility, site.
@@ -95,8 +107,8 @@ void AddCost(const Model& m, ClusterEval* out) {
   e.capex = e.servers_capex + e.racks_capex + e.network_capex + e.storage_capex + e.frontend_capex +
             e.head_nodes_capex + e.facility_capex + e.site_fixed_capex;
   const units::Money building = e.facility_capex + e.site_fixed_capex;
-  e.it_capital_rate = e.it_capex / m.costs.it_annuity;
-  e.facility_capital_rate = building / m.costs.facility_annuity;
+  e.it_capital_rate = e.it_capex * m.costs.it_charge_rate;
+  e.facility_capital_rate = building * m.costs.facility_charge_rate;
 
   // Opex: the average draw under load at the meter, at the annual PUE.
   e.average_facility_power = e.measured_it_power * m.costs.average_utilization * m.site.annual_pue;
@@ -109,7 +121,7 @@ void AddCost(const Model& m, ClusterEval* out) {
   // Capital over the horizon: each class's annuity for horizon years (exactly its capex when the
   // horizon is its life at no cost of capital).
   const units::Money capital =
-      m.costs.it_annuity == m.costs.horizon && m.costs.facility_annuity == m.costs.horizon
+      m.costs.capital_is_capex
           ? e.capex
           : e.it_capital_rate * m.costs.horizon + e.facility_capital_rate * m.costs.horizon;
   e.tco = capital + e.opex_per_year * units::InYears(m.costs.horizon);

@@ -46,8 +46,7 @@ struct ClusterEval {
   units::Power head_node_power;
   units::Power it_power;
   units::Power facility_power;
-  // IT power with every device at its nameplate and at its draw under training load (AddCost).
-  units::Power nameplate_it_power;
+  // IT power with every device at its draw under training load (AddCost).
   units::Power measured_it_power;
 
   // Compute.
@@ -92,6 +91,11 @@ ClusterEval EvaluateForCaps(const Model& model, int64_t gpus);
 // (other fields untouched); capex and opex from those; peak, MFU and realized compute from the GPU
 // count.
 void EvaluatePower(const Model& model, int64_t gpus, ClusterEval* eval);
+
+// IT power of `eval`'s devices (counts and fabric from EvaluatePower) at their nameplate, and at
+// their measured draw under training load (the nameplate where none is given).
+units::Power NameplateItPower(const Model& model, const ClusterEval& eval);
+units::Power MeasuredItPower(const Model& model, const ClusterEval& eval);
 void AddCost(const Model& model, ClusterEval* eval);
 void AddCompute(const Model& model, ClusterEval* eval);
 

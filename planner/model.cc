@@ -179,6 +179,15 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.auxiliary.head_node_power = units::Watts(aux.head_node_power_watts());
   m.auxiliary.head_node_price = units::Usd(aux.head_node_price_usd());
   m.auxiliary.hot_spares = Fraction(aux.hot_spare_fraction());
+  m.auxiliary.power_factor = 1.0 + m.auxiliary.storage_power + m.auxiliary.frontend_power;
+  m.auxiliary.any = aux.storage_power_fraction() > 0 || aux.storage_price_fraction() > 0 ||
+                    aux.frontend_network_power_fraction() > 0 ||
+                    aux.frontend_network_price_fraction() > 0 || aux.head_nodes() > 0 ||
+                    aux.hot_spare_fraction() > 0;
+  m.draw_is_provisioned = m.accelerator.measured == m.accelerator.power &&
+                          m.server.overhead_measured == m.server.overhead &&
+                          m.rack.overhead_measured == m.rack.overhead &&
+                          m.network.switch_measured == m.network.switch_power;
 
   const Site& site = request.site();
   m.site.cooling = site.cooling() == COOLING_UNSPECIFIED ? COOLING_UNSPECIFIED : site.cooling();
@@ -222,6 +231,10 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
       AnnuityYears(wacc, costs.has_it_life_years() ? costs.it_life_years() : horizon);
   m.costs.facility_annuity =
       AnnuityYears(wacc, costs.has_facility_life_years() ? costs.facility_life_years() : horizon);
+  m.costs.it_charge_rate = 1.0 / m.costs.it_annuity;
+  m.costs.facility_charge_rate = 1.0 / m.costs.facility_annuity;
+  m.costs.capital_is_capex =
+      m.costs.it_annuity == m.costs.horizon && m.costs.facility_annuity == m.costs.horizon;
 
   const Constraints& caps = request.constraints();
   m.caps.power_cap_at =

@@ -85,6 +85,9 @@ struct AuxiliaryModel {
   units::Power head_node_power;
   units::Money head_node_price;
   units::Ratio hot_spares;  // spare servers per training server
+  // Derived: whether any of the above is set, and 1 + the two power fractions.
+  bool any = false;
+  units::Ratio power_factor;
 };
 
 struct SiteModel {
@@ -114,6 +117,11 @@ struct CostModel {
   units::Ratio wacc;
   units::Time it_annuity;
   units::Time facility_annuity;
+  // Derived: the share of each class's capex charged a year (1 / annuity), and whether both
+  // annuities are the horizon itself (TCO's capital is then the capex).
+  decltype(1.0 / units::Time()) it_charge_rate;
+  decltype(1.0 / units::Time()) facility_charge_rate;
+  bool capital_is_capex = true;
 };
 
 struct CapsModel {
@@ -146,6 +154,9 @@ struct Model {
   TrainingHardware training_hardware;
 
   // Derived once in BuildModel.
+  // Every device's draw under load is its provisioned power (no measured figure differs from what
+  // is provisioned): the draw under load is then the provisioned IT power itself.
+  bool draw_is_provisioned = true;
   int64_t servers_per_rack = 1;   // the tighter of space and power
   int64_t pods_per_building = 0;  // 0 = unlimited
   units::Power pod_it_power;      // IT power of one full pod, network share included

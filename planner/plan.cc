@@ -47,9 +47,10 @@ void FillPower(const Model& m, const ClusterEval& e, PowerBreakdown* p) {
   p->set_storage_power_watts(InWatts(e.storage_power));
   p->set_frontend_network_power_watts(InWatts(e.frontend_power));
   p->set_head_node_power_watts(InWatts(e.head_node_power));
-  p->set_nameplate_it_power_watts(InWatts(e.nameplate_it_power));
+  const double nameplate = InWatts(NameplateItPower(m, e));
+  p->set_nameplate_it_power_watts(nameplate);
   p->set_measured_it_power_watts(InWatts(e.measured_it_power));
-  p->set_power_oversubscription(PerUnit(InWatts(e.nameplate_it_power), InWatts(e.it_power)));
+  p->set_power_oversubscription(PerUnit(nameplate, InWatts(e.it_power)));
   p->set_cooling(m.site.cooling);
   p->set_provisioning_basis(m.site.provisioning);
 }
