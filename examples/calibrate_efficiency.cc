@@ -8,8 +8,9 @@
 // The runs are tests/data/measured_training_runs.csv (shape, batch, published parallelism, achieved
 // FLOP/s and the FLOP convention) and tests/data/measured_training_runs_setup.csv (micro-batch,
 // interleaving, recomputation, framework features, hardware figures). The fit
-// (planner/calibration.h) chooses kernel_efficiency, scale_up_bandwidth_efficiency,
-// scale_out_bandwidth_efficiency and memory_bound_factor by Nelder-Mead inside physical bounds,
+// (planner/calibration.h) chooses kernel_efficiency, gemm_knee_flops_per_byte,
+// scale_up_bandwidth_efficiency, scale_out_bandwidth_efficiency and memory_bound_factor (per GPU
+// type, FitBounds says which are held) by Nelder-Mead inside physical bounds,
 // minimizing the RMS error in MFU points; gradient_sync_overlap, the latencies and
 // hbm_usable_fraction keep their defaults (the runs cannot pin them: the data-parallel sync is a
 // few percent of their steps).
@@ -64,6 +65,13 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
     return 1;
   }
   const dcplan::EfficiencyCalibration& c = fit->calibration;
+  // The fused attention kernel's speed is a fact of the runs' software on this GPU (their setup
+  // rows), not fitted: printed so the block is complete.
+  std::string attention;
+  if (fit_runs.front().attention_efficiency > 0) {
+    attention = absl::StrFormat("  attention_efficiency: %.3f  # (ref) the runs' setup rows\n",
+                                fit_runs.front().attention_efficiency);
+  }
   std::cout << absl::StrFormat(
       "# %s: fitted to %d runs: RMS error %.2f MFU points, worst %.2f; leave-one-out RMS %.2f, "
       "worst %.2f.\n"
@@ -73,11 +81,12 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
       "  scale_up_bandwidth_efficiency: %.3f\n"
       "  scale_out_bandwidth_efficiency: %.3f\n"
       "  memory_bound_factor: %.3f\n"
+      "%s"
       "}\n",
       gpu, fit_runs.size(), fit->rms_points, fit->max_abs_points, loo->rms_points,
       loo->max_abs_points, c.kernel_efficiency(), c.gemm_knee_flops_per_byte(),
       c.scale_up_bandwidth_efficiency(), c.scale_out_bandwidth_efficiency(),
-      c.memory_bound_factor());
+      c.memory_bound_factor(), attention);
   // The constants' spread over the leave-one-out folds.
   auto spread = [&](double (dcplan::EfficiencyCalibration::*get)() const) {
     double lo = 1e300, hi = -1e300;

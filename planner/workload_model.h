@@ -77,6 +77,8 @@ struct CalibrationModel {
   units::FlopsPerByte gemm_knee;
   int64_t compute_units = 0;    // 0 = no tile/wave quantization
   units::Time kernel_overhead;  // per kernel launch
+  // Fused attention's fraction of peak; 0 = the multiplies' curve.
+  units::Ratio attention_efficiency;
 };
 
 // The hardware as the workload model sees it.
@@ -128,9 +130,11 @@ struct WorkloadModel {
   bool overlap_gradient_sync = true;
   bool pipeline_scatter_gather = true;
   bool balance_pipeline_stages = true;
-  bool overlap_tensor_parallel = true;
+  bool overlap_tensor_parallel = false;
   bool overlap_pipeline_sends = true;
   SoftwareGeneration generation = SOFTWARE_CURRENT;
+  // Parameters per data-parallel gradient bucket; 0 = max(40M, 1M x data-parallel ranks).
+  double gradient_bucket_params = 0;
   // Selective recomputation exists (Megatron 2022 on).
   bool selective_recompute_available = true;
   // The parallelism the workload fixes; 0 (or RECOMPUTE_UNSPECIFIED) = searched.
