@@ -529,9 +529,11 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                                    : std::max(kFixedBucketParams, 1e6 * D(ranks));
   const double buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
   Levels sync;
+  Levels gather;  // the distributed optimizer's parameter all-gather (part of sync)
   if (w.distributed_optimizer) {
+    gather = OneWayCollective(param_bytes, ranks, per_domain, up, out, Steps::kRing, buckets);
     sync = OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kRing, buckets) +
-           OneWayCollective(param_bytes, ranks, per_domain, up, out, Steps::kRing, buckets);
+           gather;
   } else {
     const Levels one =
         OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kTree, buckets);
@@ -543,16 +545,21 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   e.data_parallel_scale_up = sync.scale_up;
   e.data_parallel_scale_out = sync.scale_out;
   e.data_parallel = sync.Total();
-  // The sync can run during the last micro-batch's backward pass (2 of 3 passes, 3 of 4 with full
-  // recomputation), never longer.
-  // With the distributed optimizer and overlapped sends, the parameter all-gather also hides behind
-  // the next step's first forward pass: the whole micro-batch time.
-  const Time window = (w.distributed_optimizer && w.overlap_pipeline_sends)
-                          ? stage
-                          : stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
-  const Time hidden_sync = w.overlap_gradient_sync
-                               ? std::min(cal.gradient_sync_overlap * e.data_parallel, window)
-                               : units::Seconds(0.0);
+  // The gradient reduction can run during the last micro-batch's backward pass (2 of 3 passes, 3 of
+  // 4 with full recomputation), never longer. With the distributed optimizer and overlapped sends,
+  // the parameter all-gather runs apart from it, behind the next step's first forward pass (the
+  // rest of the micro-batch time); otherwise it shares the backward window.
+  const Time backward_window = stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
+  const bool gather_apart = w.distributed_optimizer && w.overlap_pipeline_sends;
+  const Time zero = units::Seconds(0.0);
+  const Time reduce = gather_apart ? e.data_parallel - gather.Total() : e.data_parallel;
+  const Time hidden_sync =
+      w.overlap_gradient_sync
+          ? std::min(cal.gradient_sync_overlap * reduce, backward_window) +
+                (gather_apart
+                     ? std::min(cal.gradient_sync_overlap * gather.Total(), stage - backward_window)
+                     : zero)
+          : zero;
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
   const double shards = w.distributed_optimizer ? d * cp : 1.0;

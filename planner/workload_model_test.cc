@@ -257,6 +257,31 @@ TEST(EstimateStep, DataParallelSyncIsHierarchical) {
   EXPECT_NEAR(InSeconds(ar.data_parallel_scale_up), 2 * (7.0 / 8) * 52e6 / 100e9, 1e-12);
 }
 
+TEST(EstimateStep, GradientReductionHidesInTheBackwardPassAndTheGatherInTheForward) {
+  // dp 16 as above, one micro-batch, overlap 1, pipeline sends overlapped (so the parameter
+  // all-gather runs apart from the reduce-scatter). The reduce-scatter (52e6 bytes) hides behind
+  // the micro-batch's backward pass (2/3 of its time S), the all-gather (26e6 bytes) behind the
+  // next forward (1/3 of S); what exceeds its own window shows. At link bandwidth B per GPU (both
+  // levels): reduce-scatter (7/8) 52e6 / B + (1/2) (52e6 / 8) / B, all-gather half of that.
+  for (double bandwidth : {100e9, 400e9, 4000e9}) {
+    Hardware hw = Parse<Hardware>(kToyHardware);
+    hw.mutable_network()->set_scale_up_bandwidth_bytes_per_second(bandwidth);
+    hw.mutable_network()->set_port_bits_per_second(8 * bandwidth);
+    hw.mutable_calibration()->set_gradient_sync_overlap(1);
+    const WorkloadModel w =
+        Toy("global_batch_sequences: 16 framework { overlap_pipeline_sends: true }");
+    const StepEstimate e = EstimateStep(w, BuildTrainingHardware(hw), Config(1, 1, 16), 16);
+    ASSERT_EQ(e.micro_batches, 1);
+    const double stage = InSeconds(e.step - e.data_parallel_exposed - e.optimizer);
+    const double reduce = (7.0 / 8) * 52e6 / bandwidth + 0.5 * (52e6 / 8) / bandwidth;
+    const double gather = reduce / 2;
+    EXPECT_NEAR(InSeconds(e.data_parallel), reduce + gather, 1e-15) << bandwidth;
+    EXPECT_NEAR(InSeconds(e.data_parallel_exposed),
+                std::max(0.0, reduce - 2 * stage / 3) + std::max(0.0, gather - stage / 3), 1e-12)
+        << bandwidth;
+  }
+}
+
 TEST(EstimateStep, PipelineBubbleShrinksWithMicroBatchesAndVirtualStages) {
   // 8 layers over 4 stages, 16 micro-batches: the bubble is (p - 1) / v micro-batch times, i.e.
   // (p - 1) / (v m) of the pipelined time.
