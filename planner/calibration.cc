@@ -170,6 +170,10 @@ absl::Status ApplySetup(const Row& row, MeasuredRun* run) {
   f->set_overlap_gradient_sync(overlap);
   DCPLAN_ASSIGN_OR_RETURN(bool sg, row.Bool("pipeline_scatter_gather"));
   f->set_pipeline_scatter_gather(sg);
+  if (row.Has("untied_embeddings")) {
+    DCPLAN_ASSIGN_OR_RETURN(bool untied, row.Bool("untied_embeddings"));
+    run->workload.set_untied_embeddings(untied);
+  }
   if (row.Has("gradient_bucket_params")) {
     DCPLAN_ASSIGN_OR_RETURN(uint32_t bucket, row.Count("gradient_bucket_params"));
     if (bucket > 0) f->set_gradient_bucket_params(bucket);

@@ -211,6 +211,7 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   w.vocab = p.vocab();
   w.seq_len = p.seq_len();
   w.gated_mlp = p.gated_mlp();
+  w.untied_embeddings = p.untied_embeddings();
   const double output_params = D(w.vocab) * D(w.hidden);
   w.params = p.params() > 0 ? p.params() : ParamsFromShape(p);
   w.layer_params = (w.params - output_params) / D(w.layers);
@@ -515,8 +516,10 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
 
   // --- Parameters on the most loaded stage, data parallel and optimizer. ---
   const double stage_layers = D(std::max(split_stages.first_layers, split_stages.last_layers));
-  // The embedding (first stage) and the output layer (last stage) each add V h.
-  const double gpu_params = (stage_layers * w.layer_params + vocab * h) / t;
+  // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
+  // both holds 2 V h when they are separate matrices.
+  const double embeddings = (c.pp == 1 && w.untied_embeddings) ? 2.0 : 1.0;
+  const double gpu_params = (stage_layers * w.layer_params + embeddings * vocab * h) / t;
   const Data gradient_bytes = gpu_params * w.gradient_element;
   const Data param_bytes = gpu_params * w.precision;
   // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp

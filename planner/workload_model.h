@@ -116,6 +116,7 @@ struct WorkloadModel {
   int64_t vocab = 1;
   int64_t seq_len = 1;
   bool gated_mlp = false;
+  bool untied_embeddings = false;  // input embedding and output layer apart
   double params = 0;         // N: workload.params, or derived from the shape
   double layer_params = 0;   // one layer's matrices: (N - vocab x hidden) / layers
   int64_t global_batch = 1;  // sequences

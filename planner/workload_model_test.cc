@@ -282,6 +282,24 @@ TEST(EstimateStep, GradientReductionHidesInTheBackwardPassAndTheGatherInTheForwa
   }
 }
 
+TEST(EstimateStep, UntiedEmbeddingsAddTheOutputLayerWhereOneGpuHoldsBoth) {
+  // Without pipeline parallelism one GPU holds the input embedding and the output layer: separate
+  // matrices add V h = 1000 x 1000 = 1e6 weights (2e6 bytes of bf16, 4e6 of fp32 gradients) to its
+  // 1.2e7 + 1e6.
+  const StepEstimate tied = EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 1);
+  const StepEstimate untied =
+      EstimateStep(Toy("untied_embeddings: true"), ToyHardware(), Config(1, 1, 1), 1);
+  EXPECT_DOUBLE_EQ(InBytes(untied.weights - tied.weights), 2e6);
+  EXPECT_DOUBLE_EQ(InBytes(untied.gradients - tied.gradients), 4e6);
+  // Model FLOPs do not change (the embedding is a lookup; PaLM counts the output layer once).
+  EXPECT_DOUBLE_EQ(InFraction(untied.mfu * untied.step / tied.step), InFraction(tied.mfu));
+  // On two stages each holds one of them either way.
+  const StepEstimate tied2 = EstimateStep(Toy("layers: 2"), ToyHardware(), Config(1, 2, 1), 2);
+  const StepEstimate untied2 =
+      EstimateStep(Toy("layers: 2 untied_embeddings: true"), ToyHardware(), Config(1, 2, 1), 2);
+  EXPECT_DOUBLE_EQ(InBytes(untied2.weights), InBytes(tied2.weights));
+}
+
 TEST(EstimateStep, PipelineBubbleShrinksWithMicroBatchesAndVirtualStages) {
   // 8 layers over 4 stages, 16 micro-batches: the bubble is (p - 1) / v micro-batch times, i.e.
   // (p - 1) / (v m) of the pipelined time.
