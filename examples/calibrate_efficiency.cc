@@ -17,6 +17,7 @@
 //
 // Relative paths are taken from the workspace when run with `bazel run`.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -94,10 +95,21 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
       lo = std::min(lo, (f.*get)());
       hi = std::max(hi, (f.*get)());
     }
-    return absl::StrFormat("%.3f..%.3f", lo, hi);
+    // The jackknife standard error of the fitted value: sqrt((n - 1) / n x the sum of squared
+    // deviations of the n leave-one-out fits from their mean).
+    double mean = 0;
+    for (const dcplan::EfficiencyCalibration& f : loo->folds) mean += (f.*get)();
+    const double n = static_cast<double>(loo->folds.size());
+    mean /= n;
+    double squares = 0;
+    for (const dcplan::EfficiencyCalibration& f : loo->folds) {
+      squares += ((f.*get)() - mean) * ((f.*get)() - mean);
+    }
+    return absl::StrFormat("%.3f..%.3f (+-%.3f)", lo, hi, std::sqrt((n - 1) / n * squares));
   };
   std::cout << absl::StrFormat(
-      "# leave-one-out range: kernel_efficiency %s, gemm_knee_flops_per_byte %s, "
+      "# leave-one-out range (+- jackknife standard error): kernel_efficiency %s, "
+      "gemm_knee_flops_per_byte %s, "
       "scale_up_bandwidth_efficiency %s, scale_out_bandwidth_efficiency %s, memory_bound_factor "
       "%s\n",
       spread(&dcplan::EfficiencyCalibration::kernel_efficiency),
