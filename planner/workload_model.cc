@@ -427,15 +427,18 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   // Tensor parallel: per layer two all-reduces (or reduce-scatter + all-gather pairs) of the
   // micro-batch's activations forward, two backward, two more when the forward is recomputed.
   Time layer_tp = units::Seconds(0.0);
+  Time layer_tp_forward = units::Seconds(0.0);  // one forward pass's share (a rerun pays it again)
   if (c.tp > 1) {
     const Data message = tok * h * w.precision;
     const Time all_reduce =
         AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), up, out).Total();
     layer_tp = (full ? 6.0 : 4.0) * all_reduce;
+    layer_tp_forward = 2.0 * all_reduce;
     if (w.overlap_tensor_parallel) {
       // Ring steps overlapped with slices of the multiplies: one step of tp shows, and whatever
       // the multiplies cannot cover.
       layer_tp = layer_tp / t + std::max(units::Seconds(0.0), layer_tp - dense);
+      layer_tp_forward = layer_tp_forward / t;
     } else if (w.sequence_parallel) {
       // Megatron's sequence-parallel linears (Korthikanti et al. 2022; tensor_parallel/layers.py):
       // the forward all-gathers and reduce-scatters (one all-reduce's worth per block) and the
@@ -636,7 +639,7 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
     const double rerun = std::min(kd, heavy);
     const Time fwd_compute = dense_fwd + attn_fwd;
     const Time fwd_memory = layer_memory / 3.0;
-    const Time fwd_tp = layer_tp / 2.0;
+    const Time fwd_tp = layer_tp_forward;
     const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp;
     e.compute += m * rerun * fwd_compute;
     e.memory_bound += m * rerun * fwd_memory;
