@@ -13,10 +13,15 @@
 //   T_mb = layers on the stage x (compute + memory-bound kernels + tensor-parallel collectives)
 //        + output layer and loss (on the last stage) + pipeline sends
 //
-// compute = FLOPs / (peak x kernel efficiency); memory-bound kernels = counted HBM traffic x factor
-// / HBM bandwidth; a collective of M bytes over n ranks costs 2 (n-1)/n x M / bandwidth plus
-// latency per step, inside the domain first and then over the NICs. Memory per GPU (weights,
-// gradients, optimizer state, activations in flight) must fit in the usable HBM.
+// compute = FLOPs / (peak x kernel efficiency) per multiply shape (FlashAttention at its own
+// attention_efficiency); memory-bound kernels = counted HBM traffic x factor / HBM bandwidth; a
+// collective of M bytes over n ranks costs 2 (n-1)/n x M / bandwidth plus latency per step, inside
+// the domain first and then over the NICs. The data-parallel reduce-scatter and all-gather are
+// rings: n - 1 latency steps per gradient bucket, so their cost grows with the data-parallel size;
+// the reduce-scatter hides behind the last backward pass, the all-gather behind the next forward.
+// With sequence parallelism the backward tensor-parallel collectives hide behind the backward
+// multiplies; the forward ones wait (unless userbuffers' overlap_tensor_parallel). Memory per GPU
+// (weights, gradients, optimizer state, activations in flight) must fit in the usable HBM.
 //
 // MFU is reported in the PaLM convention: model FLOPs per token = 6 x params + 12 x layers x
 // seq_len x hidden (no recomputation), over every GPU of the cluster at peak; HFU counts the
