@@ -8,14 +8,16 @@
 // The runs are tests/data/measured_training_runs.csv (shape, batch, published parallelism, achieved
 // FLOP/s and the FLOP convention) and tests/data/measured_training_runs_setup.csv (micro-batch,
 // interleaving, recomputation, framework features, hardware figures). The fit
-// (planner/calibration.h) chooses kernel_efficiency, scale_up_bandwidth_efficiency,
-// scale_out_bandwidth_efficiency and memory_bound_factor by Nelder-Mead inside physical bounds,
+// (planner/calibration.h) chooses kernel_efficiency, gemm_knee_flops_per_byte,
+// scale_up_bandwidth_efficiency, scale_out_bandwidth_efficiency and memory_bound_factor (per GPU
+// type, FitBounds says which are held) by Nelder-Mead inside physical bounds,
 // minimizing the RMS error in MFU points; gradient_sync_overlap, the latencies and
 // hbm_usable_fraction keep their defaults (the runs cannot pin them: the data-parallel sync is a
 // few percent of their steps).
 //
 // Relative paths are taken from the workspace when run with `bazel run`.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -64,6 +66,13 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
     return 1;
   }
   const dcplan::EfficiencyCalibration& c = fit->calibration;
+  // The fused attention kernel's speed is a fact of the runs' software on this GPU (their setup
+  // rows), not fitted: printed so the block is complete.
+  std::string attention;
+  if (fit_runs.front().attention_efficiency > 0) {
+    attention = absl::StrFormat("  attention_efficiency: %.3f  # (ref) the runs' setup rows\n",
+                                fit_runs.front().attention_efficiency);
+  }
   std::cout << absl::StrFormat(
       "# %s: fitted to %d runs: RMS error %.2f MFU points, worst %.2f; leave-one-out RMS %.2f, "
       "worst %.2f.\n"
@@ -73,11 +82,12 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
       "  scale_up_bandwidth_efficiency: %.3f\n"
       "  scale_out_bandwidth_efficiency: %.3f\n"
       "  memory_bound_factor: %.3f\n"
+      "%s"
       "}\n",
       gpu, fit_runs.size(), fit->rms_points, fit->max_abs_points, loo->rms_points,
       loo->max_abs_points, c.kernel_efficiency(), c.gemm_knee_flops_per_byte(),
       c.scale_up_bandwidth_efficiency(), c.scale_out_bandwidth_efficiency(),
-      c.memory_bound_factor());
+      c.memory_bound_factor(), attention);
   // The constants' spread over the leave-one-out folds.
   auto spread = [&](double (dcplan::EfficiencyCalibration::*get)() const) {
     double lo = 1e300, hi = -1e300;
@@ -85,10 +95,21 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
       lo = std::min(lo, (f.*get)());
       hi = std::max(hi, (f.*get)());
     }
-    return absl::StrFormat("%.3f..%.3f", lo, hi);
+    // The jackknife standard error of the fitted value: sqrt((n - 1) / n x the sum of squared
+    // deviations of the n leave-one-out fits from their mean).
+    double mean = 0;
+    for (const dcplan::EfficiencyCalibration& f : loo->folds) mean += (f.*get)();
+    const double n = static_cast<double>(loo->folds.size());
+    mean /= n;
+    double squares = 0;
+    for (const dcplan::EfficiencyCalibration& f : loo->folds) {
+      squares += ((f.*get)() - mean) * ((f.*get)() - mean);
+    }
+    return absl::StrFormat("%.3f..%.3f (+-%.3f)", lo, hi, std::sqrt((n - 1) / n * squares));
   };
   std::cout << absl::StrFormat(
-      "# leave-one-out range: kernel_efficiency %s, gemm_knee_flops_per_byte %s, "
+      "# leave-one-out range (+- jackknife standard error): kernel_efficiency %s, "
+      "gemm_knee_flops_per_byte %s, "
       "scale_up_bandwidth_efficiency %s, scale_out_bandwidth_efficiency %s, memory_bound_factor "
       "%s\n",
       spread(&dcplan::EfficiencyCalibration::kernel_efficiency),

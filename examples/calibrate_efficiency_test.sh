@@ -9,9 +9,10 @@ rc=$?
 failures=0
 [[ $rc -eq 0 ]] || { echo "FAIL: exit $rc"; failures=$((failures + 1)); }
 for want in "calibration {" "kernel_efficiency: 0.726" "gemm_knee_flops_per_byte: 156.000" \
-    "scale_up_bandwidth_efficiency: 0.793" "scale_out_bandwidth_efficiency: 0.500" \
-    "memory_bound_factor: 0.513" "A100-80GB: fitted to 14 runs" "H100-SXM5: fitted to 8 runs" \
-    "kernel_efficiency: 0.611" "gemm_knee_flops_per_byte: 295.343" "leave-one-out range"; do
+    "scale_up_bandwidth_efficiency: 0.861" "scale_out_bandwidth_efficiency: 0.500" \
+    "memory_bound_factor: 0.689" "A100-80GB: fitted to 14 runs" "H100-SXM5: fitted to 8 runs" \
+    "kernel_efficiency: 0.689" "gemm_knee_flops_per_byte: 135.671" "memory_bound_factor: 3.519" \
+    "attention_efficiency: 0.350" "leave-one-out range"; do
   if [[ "$out" == *"$want"* ]]; then echo "PASS: $want"; else echo "FAIL: no [$want]"; failures=$((failures + 1)); fi
 done
 rows=$(echo "$out" | grep -c -E "^(narayanan2021_t1|mtnlg2022|bloom2022) ")

@@ -67,6 +67,9 @@ class Row {
     }
     return absl::InvalidArgumentError(absl::StrCat(name_, ": no column \"", column, "\""));
   }
+  bool Has(absl::string_view column) const {
+    return std::find(t_.columns.begin(), t_.columns.end(), column) != t_.columns.end();
+  }
   absl::StatusOr<double> Number(absl::string_view column) const {
     DCPLAN_ASSIGN_OR_RETURN(std::string s, Text(column));
     double v = 0;
@@ -146,6 +149,14 @@ absl::Status ApplySetup(const Row& row, MeasuredRun* run) {
   DCPLAN_ASSIGN_OR_RETURN(bool gated, row.Bool("gated_mlp"));
   run->workload.set_gated_mlp(gated);
   DCPLAN_ASSIGN_OR_RETURN(run->compute_units, row.Count("compute_units"));
+  // Optional columns (0 when absent): the fused attention's fraction of peak, the gradient bucket.
+  if (row.Has("attention_efficiency")) {
+    DCPLAN_ASSIGN_OR_RETURN(run->attention_efficiency, row.Number("attention_efficiency"));
+  }
+  if (run->attention_efficiency < 0 || run->attention_efficiency > 1) {
+    return row.Error("attention_efficiency", absl::StrCat("expected a fraction in [0, 1], got ",
+                                                          run->attention_efficiency));
+  }
   Framework* f = run->workload.mutable_framework();
   DCPLAN_ASSIGN_OR_RETURN(SoftwareGeneration generation, ParseGeneration(row));
   f->set_generation(generation);
@@ -159,6 +170,14 @@ absl::Status ApplySetup(const Row& row, MeasuredRun* run) {
   f->set_overlap_gradient_sync(overlap);
   DCPLAN_ASSIGN_OR_RETURN(bool sg, row.Bool("pipeline_scatter_gather"));
   f->set_pipeline_scatter_gather(sg);
+  if (row.Has("untied_embeddings")) {
+    DCPLAN_ASSIGN_OR_RETURN(bool untied, row.Bool("untied_embeddings"));
+    run->workload.set_untied_embeddings(untied);
+  }
+  if (row.Has("gradient_bucket_params")) {
+    DCPLAN_ASSIGN_OR_RETURN(uint32_t bucket, row.Count("gradient_bucket_params"));
+    if (bucket > 0) f->set_gradient_bucket_params(bucket);
+  }
   DCPLAN_ASSIGN_OR_RETURN(bool balance, row.Bool("balance_pipeline_stages"));
   f->set_balance_pipeline_stages(balance);
   DCPLAN_ASSIGN_OR_RETURN(uint32_t precision, row.Count("precision_bytes"));
@@ -308,6 +327,10 @@ absl::StatusOr<SearchResult> SearchRun(const MeasuredRun& run,
   *hardware.mutable_calibration() = calibration;
   // The SM count is a fact of the run's GPU, not a fitted constant.
   hardware.mutable_calibration()->set_compute_units(run.compute_units);
+  // So is the fused attention kernel's speed on it (the run's FlashAttention version).
+  if (run.attention_efficiency > 0) {
+    hardware.mutable_calibration()->set_attention_efficiency(run.attention_efficiency);
+  }
   const TrainingHardware hw = BuildTrainingHardware(hardware);
   return SearchParallelism(w, hw, run.gpus);
 }

@@ -42,12 +42,13 @@ constexpr char kHardware[] = R"pb(
   }
   # The H100 fit (h100-dgx preset).
   calibration {
-    kernel_efficiency: 0.611
-    gemm_knee_flops_per_byte: 295.3
+    kernel_efficiency: 0.689
+    gemm_knee_flops_per_byte: 135.67
     compute_units: 132
+    attention_efficiency: 0.35
     scale_up_bandwidth_efficiency: 0.8
     scale_out_bandwidth_efficiency: 0.8
-    memory_bound_factor: 4.0
+    memory_bound_factor: 3.519
   }
 )pb";
 

@@ -37,9 +37,9 @@ inline constexpr double kRestartSeconds = 600;          // estimate (a judgement
 
 // hardware.calibration (fitted on A100; see the a100-dgx preset for provenance).
 inline constexpr double kKernelEfficiency = 0.726;
-inline constexpr double kScaleUpBandwidthEfficiency = 0.793;
+inline constexpr double kScaleUpBandwidthEfficiency = 0.861;
 inline constexpr double kScaleOutBandwidthEfficiency = 0.5;
-inline constexpr double kMemoryBoundFactor = 0.513;
+inline constexpr double kMemoryBoundFactor = 0.689;
 inline constexpr double kGradientSyncOverlap = 0.8;
 inline constexpr double kScaleUpLatencySeconds = 5e-6;
 inline constexpr double kScaleOutLatencySeconds = 1e-5;

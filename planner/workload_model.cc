@@ -41,21 +41,34 @@ Levels operator+(const Levels& a, const Levels& b) {
   return Levels{a.scale_up + b.scale_up, a.scale_out + b.scale_out};
 }
 
+// Megatron's gradient bucket before Megatron-Core 0.7 (DistributedDataParallel's bucket_size
+// default, 40,000,000 parameters).
+constexpr double kFixedBucketParams = 4e7;
+
+// How a collective's latency grows with the n domains it spans: a ring takes n - 1 steps (NCCL's
+// only algorithm for reduce-scatter and all-gather; its cost model, src/graph/tuning.cc, charges
+// every inter-node ring step), a tree ceil(log2 n) (NCCL's all-reduce at scale).
+enum class Steps { kTree, kRing };
+
 // A reduce-scatter or all-gather of a `bytes` buffer over `ranks` ranks of which `per_domain` share
-// a scale-up domain. Hierarchical: a ring inside the domain moves (k-1)/k of the buffer over the
-// scale-up link in k-1 steps; then the n = ceil(ranks / k) domains exchange, each GPU carrying its
-// 1/k shard over its own NICs ((n-1)/n of it, with ceil(log2 n) latency steps as tree-style
-// algorithms take at scale). An all-reduce is a reduce-scatter plus an all-gather: twice this.
+// a scale-up domain, issued as `collectives` calls (gradient buckets) that each pay the latency.
+// Hierarchical: a ring inside the domain moves (k-1)/k of the buffer over the scale-up link in k-1
+// steps; then the n = ceil(ranks / k) domains exchange, each GPU carrying its 1/k shard over its
+// own NICs ((n-1)/n of it, with n - 1 or ceil(log2 n) latency steps). An all-reduce is a
+// reduce-scatter plus an all-gather: twice this.
 Levels OneWayCollective(Data bytes, int64_t ranks, int64_t per_domain, const Link& up,
-                        const Link& out) {
+                        const Link& out, Steps steps = Steps::kTree, double collectives = 1.0) {
   Levels c;
   if (ranks <= 1) return c;
   const int64_t k = std::clamp<int64_t>(per_domain, 1, ranks);
   const int64_t n = CeilDiv(ranks, k);
-  if (k > 1) c.scale_up = (D(k - 1) / D(k)) * bytes / up.bandwidth + D(k - 1) * up.latency;
+  if (k > 1) {
+    c.scale_up = (D(k - 1) / D(k)) * bytes / up.bandwidth + collectives * D(k - 1) * up.latency;
+  }
   if (n > 1) {
-    c.scale_out = (D(n - 1) / D(n)) * (bytes / D(k)) / out.bandwidth +
-                  std::ceil(std::log2(D(n))) * out.latency;
+    const double out_steps = steps == Steps::kRing ? D(n - 1) : std::ceil(std::log2(D(n)));
+    c.scale_out =
+        (D(n - 1) / D(n)) * (bytes / D(k)) / out.bandwidth + collectives * out_steps * out.latency;
   }
   return c;
 }
@@ -198,6 +211,7 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   w.vocab = p.vocab();
   w.seq_len = p.seq_len();
   w.gated_mlp = p.gated_mlp();
+  w.untied_embeddings = p.untied_embeddings();
   const double output_params = D(w.vocab) * D(w.hidden);
   w.params = p.params() > 0 ? p.params() : ParamsFromShape(p);
   w.layer_params = (w.params - output_params) / D(w.layers);
@@ -223,12 +237,15 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   w.sequence_parallel = fw.has_sequence_parallel() ? fw.sequence_parallel() : since_2022;
   w.distributed_optimizer = fw.has_distributed_optimizer() ? fw.distributed_optimizer() : current;
   w.selective_recompute_available = since_2022;
-  w.overlap_tensor_parallel = fw.has_overlap_tensor_parallel() ? fw.overlap_tensor_parallel()
-                                                               : current && w.sequence_parallel;
+  w.overlap_tensor_parallel =
+      fw.has_overlap_tensor_parallel() ? fw.overlap_tensor_parallel() : false;
   w.overlap_pipeline_sends =
       fw.has_overlap_pipeline_sends() ? fw.overlap_pipeline_sends() : current;
   w.overlap_gradient_sync =
       fw.has_overlap_gradient_sync() ? fw.overlap_gradient_sync() : defaults::kOverlapGradientSync;
+  w.gradient_bucket_params = fw.gradient_bucket_params() > 0 ? D(fw.gradient_bucket_params())
+                             : current                       ? 0.0
+                                                             : kFixedBucketParams;
   w.pipeline_scatter_gather = fw.has_pipeline_scatter_gather() ? fw.pipeline_scatter_gather()
                                                                : defaults::kPipelineScatterGather;
   w.balance_pipeline_stages = fw.has_balance_pipeline_stages() ? fw.balance_pipeline_stages()
@@ -292,6 +309,7 @@ CalibrationModel BuildCalibration(const EfficiencyCalibration& c) {
   m.kernel_overhead =
       units::Seconds(c.has_kernel_overhead_seconds() ? c.kernel_overhead_seconds()
                                                      : defaults::kKernelOverheadSeconds);
+  m.attention_efficiency = units::Fraction(c.attention_efficiency());
   return m;
 }
 
@@ -374,9 +392,15 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const Compute one_product = units::Flops(2.0 * tok * s * h / t);
   Time attn_fwd;
   if (w.flash_attention) {
-    const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
-    attn_fwd = 0.5 * KernelTime(2.0 * one_product, traffic,
-                                WaveEfficiency(s_q, head, heads_here, D(cal.compute_units)), gemm);
+    const double wave = WaveEfficiency(s_q, head, heads_here, D(cal.compute_units));
+    if (cal.attention_efficiency > units::Fraction(0.0)) {
+      // The fused kernel at its own measured fraction of peak (its softmax between the products
+      // keeps it below the multiplies' ceiling).
+      attn_fwd = 0.5 * (2.0 * one_product) / (hw.peak * cal.attention_efficiency * wave);
+    } else {
+      const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
+      attn_fwd = 0.5 * KernelTime(2.0 * one_product, traffic, wave, gemm);
+    }
   } else {
     attn_fwd = GemmTime(one_product, s_q, s, head, heads_here, gemm) +
                GemmTime(one_product, s_q, head, s, heads_here, gemm);
@@ -386,13 +410,14 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   // Memory-bound HBM traffic of the forward pass, in elements per token: 10 h for the two norms and
   // the two dropout + residual adds (replicated over the tensor-parallel group unless sequence
   // parallel), 2 f (3 f gated) for the activation function and 6 h for reshapes and bias adds,
-  // split over tp, and, without flash attention, 6.5 passes over the a x s attention scores
-  // (written by QK^T, softmax read and written, dropout read, written and masked, read by the
-  // product with V). The backward pass moves twice as much; full recomputation adds one forward
-  // pass.
+  // split over tp, and, without flash attention, 4.5 passes over the a x s attention scores
+  // (the fused scale-mask-softmax reads and writes them, dropout reads and writes them and writes
+  // a one-byte mask; their write by Q K^T and read by the product with V are the multiplies'
+  // traffic, counted there). The backward pass moves twice as much; full recomputation adds one
+  // forward pass.
   const double replicated = 10.0 * h / (w.sequence_parallel ? t : 1.0);
   const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
-  const double scores = w.flash_attention ? 0.0 : 6.5 * a * s / t;
+  const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
   const double layer_elements =
       tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (selective ? scores : 0.0));
   // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
@@ -402,14 +427,28 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   // Tensor parallel: per layer two all-reduces (or reduce-scatter + all-gather pairs) of the
   // micro-batch's activations forward, two backward, two more when the forward is recomputed.
   Time layer_tp = units::Seconds(0.0);
+  Time layer_tp_forward = units::Seconds(0.0);  // one forward pass's share (a rerun pays it again)
   if (c.tp > 1) {
     const Data message = tok * h * w.precision;
-    layer_tp = (full ? 6.0 : 4.0) *
-               AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), up, out).Total();
+    const Time all_reduce =
+        AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), up, out).Total();
+    layer_tp = (full ? 6.0 : 4.0) * all_reduce;
+    layer_tp_forward = 2.0 * all_reduce;
     if (w.overlap_tensor_parallel) {
       // Ring steps overlapped with slices of the multiplies: one step of tp shows, and whatever
       // the multiplies cannot cover.
       layer_tp = layer_tp / t + std::max(units::Seconds(0.0), layer_tp - dense);
+      layer_tp_forward = layer_tp_forward / t;
+    } else if (w.sequence_parallel) {
+      // Megatron's sequence-parallel linears (Korthikanti et al. 2022; tensor_parallel/layers.py):
+      // the forward all-gathers and reduce-scatters (one all-reduce's worth per block) and the
+      // backward all-gather of the output gradient wait on the stream; the backward re-gather of
+      // the input runs behind the input-gradient multiply and the input gradient's reduce-scatter
+      // behind the weight-gradient multiply (two all-reduces' worth, hidden while the backward
+      // multiplies last).
+      const Time backward_gemms = params_scale * gemms.backward;
+      layer_tp = (2.0 * forwards + 1.0) * all_reduce +
+                 std::max(units::Seconds(0.0), 2.0 * all_reduce - backward_gemms);
     }
   }
   // Context parallel: a ring of cp ranks (tp apart; inside the scale-up domain while tp x cp fits
@@ -480,20 +519,31 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
 
   // --- Parameters on the most loaded stage, data parallel and optimizer. ---
   const double stage_layers = D(std::max(split_stages.first_layers, split_stages.last_layers));
-  // The embedding (first stage) and the output layer (last stage) each add V h.
-  const double gpu_params = (stage_layers * w.layer_params + vocab * h) / t;
+  // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
+  // both holds 2 V h when they are separate matrices.
+  const double embeddings = (c.pp == 1 && w.untied_embeddings) ? 2.0 : 1.0;
+  const double gpu_params = (stage_layers * w.layer_params + embeddings * vocab * h) / t;
   const Data gradient_bytes = gpu_params * w.gradient_element;
   const Data param_bytes = gpu_params * w.precision;
   // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
   // ranks, tp apart, so a domain of D GPUs holds D / tp of them.
   const int64_t ranks = c.dp * c.cp;
   const int64_t per_domain = c.tp < hw.scale_up_gpus ? hw.scale_up_gpus / c.tp : 1;
+  // One collective per gradient bucket; each pays its latency steps.
+  const double bucket_params = w.gradient_bucket_params > 0
+                                   ? w.gradient_bucket_params
+                                   : std::max(kFixedBucketParams, 1e6 * D(ranks));
+  const double buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
   Levels sync;
+  Levels gather;  // the distributed optimizer's parameter all-gather (part of sync)
   if (w.distributed_optimizer) {
-    sync = OneWayCollective(gradient_bytes, ranks, per_domain, up, out) +
-           OneWayCollective(param_bytes, ranks, per_domain, up, out);
+    gather = OneWayCollective(param_bytes, ranks, per_domain, up, out, Steps::kRing, buckets);
+    sync = OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kRing, buckets) +
+           gather;
   } else {
-    sync = AllReduce(gradient_bytes, ranks, per_domain, up, out);
+    const Levels one =
+        OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kTree, buckets);
+    sync = one + one;
   }
   if (no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
     e.infeasible = Infeasible::kNoScaleOut;
@@ -501,16 +551,21 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   e.data_parallel_scale_up = sync.scale_up;
   e.data_parallel_scale_out = sync.scale_out;
   e.data_parallel = sync.Total();
-  // The sync can run during the last micro-batch's backward pass (2 of 3 passes, 3 of 4 with full
-  // recomputation), never longer.
-  // With the distributed optimizer and overlapped sends, the parameter all-gather also hides behind
-  // the next step's first forward pass: the whole micro-batch time.
-  const Time window = (w.distributed_optimizer && w.overlap_pipeline_sends)
-                          ? stage
-                          : stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
-  const Time hidden_sync = w.overlap_gradient_sync
-                               ? std::min(cal.gradient_sync_overlap * e.data_parallel, window)
-                               : units::Seconds(0.0);
+  // The gradient reduction can run during the last micro-batch's backward pass (2 of 3 passes, 3 of
+  // 4 with full recomputation), never longer. With the distributed optimizer and overlapped sends,
+  // the parameter all-gather runs apart from it, behind the next step's first forward pass (the
+  // rest of the micro-batch time); otherwise it shares the backward window.
+  const Time backward_window = stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
+  const bool gather_apart = w.distributed_optimizer && w.overlap_pipeline_sends;
+  const Time zero = units::Seconds(0.0);
+  const Time reduce = gather_apart ? e.data_parallel - gather.Total() : e.data_parallel;
+  const Time hidden_sync =
+      w.overlap_gradient_sync
+          ? std::min(cal.gradient_sync_overlap * reduce, backward_window) +
+                (gather_apart
+                     ? std::min(cal.gradient_sync_overlap * gather.Total(), stage - backward_window)
+                     : zero)
+          : zero;
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
   const double shards = w.distributed_optimizer ? d * cp : 1.0;
@@ -584,7 +639,7 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
     const double rerun = std::min(kd, heavy);
     const Time fwd_compute = dense_fwd + attn_fwd;
     const Time fwd_memory = layer_memory / 3.0;
-    const Time fwd_tp = layer_tp / 2.0;
+    const Time fwd_tp = layer_tp_forward;
     const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp;
     e.compute += m * rerun * fwd_compute;
     e.memory_bound += m * rerun * fwd_memory;

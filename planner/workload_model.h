@@ -13,10 +13,15 @@
 //   T_mb = layers on the stage x (compute + memory-bound kernels + tensor-parallel collectives)
 //        + output layer and loss (on the last stage) + pipeline sends
 //
-// compute = FLOPs / (peak x kernel efficiency); memory-bound kernels = counted HBM traffic x factor
-// / HBM bandwidth; a collective of M bytes over n ranks costs 2 (n-1)/n x M / bandwidth plus
-// latency per step, inside the domain first and then over the NICs. Memory per GPU (weights,
-// gradients, optimizer state, activations in flight) must fit in the usable HBM.
+// compute = FLOPs / (peak x kernel efficiency) per multiply shape (FlashAttention at its own
+// attention_efficiency); memory-bound kernels = counted HBM traffic x factor / HBM bandwidth; a
+// collective of M bytes over n ranks costs 2 (n-1)/n x M / bandwidth plus latency per step, inside
+// the domain first and then over the NICs. The data-parallel reduce-scatter and all-gather are
+// rings: n - 1 latency steps per gradient bucket, so their cost grows with the data-parallel size;
+// the reduce-scatter hides behind the last backward pass, the all-gather behind the next forward.
+// With sequence parallelism the backward tensor-parallel collectives hide behind the backward
+// multiplies; the forward ones wait (unless userbuffers' overlap_tensor_parallel). Memory per GPU
+// (weights, gradients, optimizer state, activations in flight) must fit in the usable HBM.
 //
 // MFU is reported in the PaLM convention: model FLOPs per token = 6 x params + 12 x layers x
 // seq_len x hidden (no recomputation), over every GPU of the cluster at peak; HFU counts the
@@ -77,6 +82,8 @@ struct CalibrationModel {
   units::FlopsPerByte gemm_knee;
   int64_t compute_units = 0;    // 0 = no tile/wave quantization
   units::Time kernel_overhead;  // per kernel launch
+  // Fused attention's fraction of peak; 0 = the multiplies' curve.
+  units::Ratio attention_efficiency;
 };
 
 // The hardware as the workload model sees it.
@@ -114,6 +121,7 @@ struct WorkloadModel {
   int64_t vocab = 1;
   int64_t seq_len = 1;
   bool gated_mlp = false;
+  bool untied_embeddings = false;  // input embedding and output layer apart
   double params = 0;         // N: workload.params, or derived from the shape
   double layer_params = 0;   // one layer's matrices: (N - vocab x hidden) / layers
   int64_t global_batch = 1;  // sequences
@@ -128,9 +136,11 @@ struct WorkloadModel {
   bool overlap_gradient_sync = true;
   bool pipeline_scatter_gather = true;
   bool balance_pipeline_stages = true;
-  bool overlap_tensor_parallel = true;
+  bool overlap_tensor_parallel = false;
   bool overlap_pipeline_sends = true;
   SoftwareGeneration generation = SOFTWARE_CURRENT;
+  // Parameters per data-parallel gradient bucket; 0 = max(40M, 1M x data-parallel ranks).
+  double gradient_bucket_params = 0;
   // Selective recomputation exists (Megatron 2022 on).
   bool selective_recompute_available = true;
   // The parallelism the workload fixes; 0 (or RECOMPUTE_UNSPECIFIED) = searched.

@@ -186,14 +186,57 @@ TEST(EstimateStep, FullRecomputationCostsAForwardPassAndSavesActivations) {
 }
 
 TEST(EstimateStep, TensorParallelAllReducesUseTheScaleUpLink) {
-  // tp 2: four all-reduces a layer (two forward, two backward) of 1000 tokens x h x 2 bytes = 2e6
-  // bytes; a ring all-reduce over 2 ranks moves 2 (2-1)/2 x 2e6 = 2e6 bytes at 100 GB/s = 2e-5 s.
-  const StepEstimate e = EstimateStep(Toy(), ToyHardware(), Config(2, 1, 1), 2);
+  // tp 2 without sequence parallelism: four all-reduces a layer (two forward, two backward) of 1000
+  // tokens x h x 2 bytes = 2e6 bytes; a ring all-reduce over 2 ranks moves 2 (2-1)/2 x 2e6 = 2e6
+  // bytes at 100 GB/s = 2e-5 s, all on the stream.
+  const WorkloadModel plain = Toy("framework { sequence_parallel: false }");
+  const StepEstimate e = EstimateStep(plain, ToyHardware(), Config(2, 1, 1), 2);
   EXPECT_NEAR(InSeconds(e.tensor_parallel), 4 * 2e-5, 1e-12);
   // With full recomputation the forward's two all-reduces run again: six.
   const StepEstimate full =
-      EstimateStep(Toy(), ToyHardware(), Config(2, 1, 1, 1, 1, RECOMPUTE_FULL), 2);
+      EstimateStep(plain, ToyHardware(), Config(2, 1, 1, 1, 1, RECOMPUTE_FULL), 2);
   EXPECT_NEAR(InSeconds(full.tensor_parallel), 6 * 2e-5, 1e-12);
+}
+
+TEST(EstimateStep, SequenceParallelHidesTheBackwardCollectivesBehindItsMultiplies) {
+  // Sequence parallel, no userbuffers overlap (Megatron's linears): the forward's all-gathers and
+  // reduce-scatters (two all-reduces' worth, 2 x 2e-5 s) and the backward all-gather of the output
+  // gradient (one more, 2e-5 s) wait; the backward re-gather and reduce-scatter (two all-reduces'
+  // worth, 4e-5 s) run behind the backward multiplies: the layer's 12 h^2 = 1.2e7 weights over tp 2
+  // take 2 x 2 x 1000 x 6e6 = 2.4e10 FLOP backward at 5e14 FLOP/s = 4.8e-5 s > 4e-5 s, so they
+  // hide entirely: 3 x 2e-5 s.
+  const StepEstimate e = EstimateStep(Toy(), ToyHardware(), Config(2, 1, 1), 2);
+  EXPECT_NEAR(InSeconds(e.tensor_parallel), 3 * 2e-5, 1e-12);
+  // Full recomputation reruns the forward's two: 5 x 2e-5 s.
+  const StepEstimate full =
+      EstimateStep(Toy(), ToyHardware(), Config(2, 1, 1, 1, 1, RECOMPUTE_FULL), 2);
+  EXPECT_NEAR(InSeconds(full.tensor_parallel), 5 * 2e-5, 1e-12);
+  // At 100 x the HBM-free link time (1 GB/s links) the hidden two no longer fit: 2 x 2e-3 - 4.8e-5
+  // of them shows on top of the 3 x 2e-3 s.
+  Hardware slow = Parse<Hardware>(kToyHardware);
+  slow.mutable_network()->set_scale_up_bandwidth_bytes_per_second(1e9);
+  const StepEstimate s = EstimateStep(Toy(), BuildTrainingHardware(slow), Config(2, 1, 1), 2);
+  EXPECT_NEAR(InSeconds(s.tensor_parallel), 3 * 2e-3 + (2 * 2e-3 - 4.8e-5), 1e-12);
+}
+
+TEST(EstimateStep, RingCollectivesPayALatencyStepPerDomainPerBucket) {
+  // dp 64 with tp 8 (one GPU per 8-GPU domain): 64 domains. The distributed optimizer's
+  // reduce-scatter and all-gather are rings: 63 steps of 10 us each, per gradient bucket. The layer
+  // holds 1.2e7 / 8 = 1.5e6 weights and the embedding 1e6 / 8: 1.625e6 a GPU, so a 100,000-weight
+  // bucket makes ceil(16.25) = 17 buckets: 2 x 17 x 63 x 1e-5 = 0.02142 s of latency on top of the
+  // bandwidth term ((63/64) x 1.625e6 x (4 + 2) bytes at 100 GB/s = 9.5977e-5 s).
+  Hardware hw = Parse<Hardware>(kToyHardware);
+  hw.mutable_calibration()->set_scale_out_latency_seconds(1e-5);
+  const TrainingHardware h = BuildTrainingHardware(hw);
+  const WorkloadModel small =
+      Toy("global_batch_sequences: 64 framework { gradient_bucket_params: 100000 }");
+  const StepEstimate e = EstimateStep(small, h, Config(8, 1, 64), 512);
+  const double bandwidth = (63.0 / 64.0) * 1.625e6 * 6.0 / 100e9;
+  EXPECT_NEAR(InSeconds(e.data_parallel_scale_out), bandwidth + 2 * 17 * 63 * 1e-5, 1e-12);
+  // The current default bucket, max(40M, 1M x 64 ranks) = 64M weights, is one bucket: 2 x 63 steps.
+  const StepEstimate one =
+      EstimateStep(Toy("global_batch_sequences: 64"), h, Config(8, 1, 64), 512);
+  EXPECT_NEAR(InSeconds(one.data_parallel_scale_out), bandwidth + 2 * 63 * 1e-5, 1e-12);
 }
 
 TEST(EstimateStep, DataParallelSyncIsHierarchical) {
@@ -212,6 +255,49 @@ TEST(EstimateStep, DataParallelSyncIsHierarchical) {
       EstimateStep(Toy("global_batch_sequences: 16 framework { distributed_optimizer: false }"),
                    ToyHardware(), Config(1, 1, 16), 16);
   EXPECT_NEAR(InSeconds(ar.data_parallel_scale_up), 2 * (7.0 / 8) * 52e6 / 100e9, 1e-12);
+}
+
+TEST(EstimateStep, GradientReductionHidesInTheBackwardPassAndTheGatherInTheForward) {
+  // dp 16 as above, one micro-batch, overlap 1, pipeline sends overlapped (so the parameter
+  // all-gather runs apart from the reduce-scatter). The reduce-scatter (52e6 bytes) hides behind
+  // the micro-batch's backward pass (2/3 of its time S), the all-gather (26e6 bytes) behind the
+  // next forward (1/3 of S); what exceeds its own window shows. At link bandwidth B per GPU (both
+  // levels): reduce-scatter (7/8) 52e6 / B + (1/2) (52e6 / 8) / B, all-gather half of that.
+  for (double bandwidth : {100e9, 400e9, 4000e9}) {
+    Hardware hw = Parse<Hardware>(kToyHardware);
+    hw.mutable_network()->set_scale_up_bandwidth_bytes_per_second(bandwidth);
+    hw.mutable_network()->set_port_bits_per_second(8 * bandwidth);
+    hw.mutable_calibration()->set_gradient_sync_overlap(1);
+    const WorkloadModel w =
+        Toy("global_batch_sequences: 16 framework { overlap_pipeline_sends: true }");
+    const StepEstimate e = EstimateStep(w, BuildTrainingHardware(hw), Config(1, 1, 16), 16);
+    ASSERT_EQ(e.micro_batches, 1);
+    const double stage = InSeconds(e.step - e.data_parallel_exposed - e.optimizer);
+    const double reduce = (7.0 / 8) * 52e6 / bandwidth + 0.5 * (52e6 / 8) / bandwidth;
+    const double gather = reduce / 2;
+    EXPECT_NEAR(InSeconds(e.data_parallel), reduce + gather, 1e-15) << bandwidth;
+    EXPECT_NEAR(InSeconds(e.data_parallel_exposed),
+                std::max(0.0, reduce - 2 * stage / 3) + std::max(0.0, gather - stage / 3), 1e-12)
+        << bandwidth;
+  }
+}
+
+TEST(EstimateStep, UntiedEmbeddingsAddTheOutputLayerWhereOneGpuHoldsBoth) {
+  // Without pipeline parallelism one GPU holds the input embedding and the output layer: separate
+  // matrices add V h = 1000 x 1000 = 1e6 weights (2e6 bytes of bf16, 4e6 of fp32 gradients) to its
+  // 1.2e7 + 1e6.
+  const StepEstimate tied = EstimateStep(Toy(), ToyHardware(), Config(1, 1, 1), 1);
+  const StepEstimate untied =
+      EstimateStep(Toy("untied_embeddings: true"), ToyHardware(), Config(1, 1, 1), 1);
+  EXPECT_DOUBLE_EQ(InBytes(untied.weights - tied.weights), 2e6);
+  EXPECT_DOUBLE_EQ(InBytes(untied.gradients - tied.gradients), 4e6);
+  // Model FLOPs do not change (the embedding is a lookup; PaLM counts the output layer once).
+  EXPECT_DOUBLE_EQ(InFraction(untied.mfu * untied.step / tied.step), InFraction(tied.mfu));
+  // On two stages each holds one of them either way.
+  const StepEstimate tied2 = EstimateStep(Toy("layers: 2"), ToyHardware(), Config(1, 2, 1), 2);
+  const StepEstimate untied2 =
+      EstimateStep(Toy("layers: 2 untied_embeddings: true"), ToyHardware(), Config(1, 2, 1), 2);
+  EXPECT_DOUBLE_EQ(InBytes(untied2.weights), InBytes(tied2.weights));
 }
 
 TEST(EstimateStep, PipelineBubbleShrinksWithMicroBatchesAndVirtualStages) {
@@ -379,6 +465,18 @@ TEST(BuildWorkloadModel, SoftwareGenerationSetsTheFrameworkDefaults) {
   const WorkloadModel now = BuildWorkloadModel(Parse<Workload>(kToy)).value();
   EXPECT_TRUE(now.flash_attention);
   EXPECT_TRUE(now.distributed_optimizer);
+  // Userbuffers' tensor-parallel overlap is opt-in in every generation.
+  const WorkloadModel bare =
+      BuildWorkloadModel(Parse<Workload>("layers: 1 hidden: 1000 heads: 10 vocab: 1000 "
+                                         "seq_len: 1000 global_batch_sequences: 1"))
+          .value();
+  EXPECT_FALSE(bare.overlap_tensor_parallel);
+  EXPECT_TRUE(Toy("framework { overlap_tensor_parallel: true }").overlap_tensor_parallel);
+  // Current software's gradient bucket follows the data-parallel size (0 = max(40M, 1M x ranks));
+  // older generations keep Megatron's fixed 40M.
+  EXPECT_EQ(Toy("framework { generation: SOFTWARE_CURRENT }").gradient_bucket_params, 0);
+  EXPECT_EQ(old.gradient_bucket_params, 4e7);
+  EXPECT_EQ(Toy("framework { gradient_bucket_params: 1000 }").gradient_bucket_params, 1000);
   // An explicit field wins over its generation's default.
   EXPECT_TRUE(Toy("framework { generation: SOFTWARE_MEGATRON_2021 flash_attention: true }")
                   .flash_attention);

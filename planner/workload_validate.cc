@@ -243,6 +243,10 @@ absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_vi
     DCPLAN_RETURN_IF_ERROR(InRange(path, "kernel_overhead_seconds", c.kernel_overhead_seconds(), 0,
                                    limits::kMaxLatencySeconds, false));
   }
+  if (c.has_attention_efficiency()) {
+    DCPLAN_RETURN_IF_ERROR(
+        InRange(path, "attention_efficiency", c.attention_efficiency(), 0, 1, false));
+  }
   if (c.has_compute_units()) {
     DCPLAN_RETURN_IF_ERROR(
         CountAtMost(path, "compute_units", c.compute_units(), limits::kMaxComputeUnits));

@@ -183,6 +183,10 @@ TEST(ValidateCalibration, ChecksEveryField) {
   EXPECT_THAT(check("kernel_overhead_seconds: 2"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "hardware.calibration.kernel_overhead_seconds must be in [0, 1], got 2"));
+  EXPECT_THAT(check("attention_efficiency: 1.5"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "hardware.calibration.attention_efficiency must be in [0, 1], got 1.5"));
+  EXPECT_THAT(check("attention_efficiency: 0"), IsOk());  // 0 = the multiplies' curve
   EXPECT_THAT(check("kernel_efficiency: 1.2"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "hardware.calibration.kernel_efficiency must be in (0, 1], got 1.2"));
