@@ -334,6 +334,17 @@ TrainingHardware BuildTrainingHardware(const Hardware& p) {
     // (as planner/model.cc sizes the fabric).
     const double down = std::floor(D(net.switch_radix()) * oversub / (1.0 + oversub) + 1e-9);
     hw.leaf_gpus = std::max<int64_t>(1, static_cast<int64_t>(down) / net.nics_per_gpu());
+    // A tier-(i + 2) block holds d_(i + 2) blocks of the tier below (planner/fabric.h).
+    double block = D(hw.leaf_gpus);
+    const int upper = std::min(net.upper_tier_oversubscription_size(),
+                               static_cast<int>(hw.upper_block_gpus.size()));
+    for (int i = 0; i < upper; ++i) {
+      const double o = net.upper_tier_oversubscription(i);
+      block *= std::floor(D(net.switch_radix()) * o / (1.0 + o) + 1e-9);
+      hw.upper_block_gpus[i] = block < 9e18 ? static_cast<int64_t>(block) : INT64_MAX;
+      hw.upper_oversubscription[i] = o;
+    }
+    hw.upper_tiers = upper;
   }
   hw.calibration = BuildCalibration(p.calibration());
   return hw;
@@ -357,10 +368,15 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const DataRate hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
   const Link up{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
   // The scale-out link slows by the leaf's oversubscription once a data-parallel group leaves its
-  // leaf.
-  const bool beyond_leaf = hw.leaf_gpus > 0 && c.tp * c.cp * c.dp > hw.leaf_gpus;
-  const Link out{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency /
-                     (beyond_leaf ? hw.leaf_oversubscription : units::Fraction(1.0)),
+  // leaf, and by each oversubscribed tier above whose block it outgrows (Meta's 1:7 above
+  // 3,072-GPU pods): every GPU of the group sends at once, so the uplinks share out.
+  const int64_t group = c.tp * c.cp * c.dp;
+  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
+  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
+  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
+    slowdown *= hw.upper_oversubscription[i];
+  }
+  const Link out{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
                  cal.scale_out_latency};
   const bool no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
   if (no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;

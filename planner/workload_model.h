@@ -44,6 +44,7 @@
 //   double mfu = units::InFraction(e.mfu);
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -97,6 +98,12 @@ struct TrainingHardware {
   units::DataRate scale_out_bandwidth;  // per GPU: NICs x port speed; 0 = no scale-out fabric
   int64_t leaf_gpus = 0;                // GPUs under one leaf switch; 0 = no fabric
   units::Ratio leaf_oversubscription;   // downlinks per uplink at the leaf (1 = full bisection)
+  // The oversubscribed tiers above the leaf (hardware.network.upper_tier_oversubscription): the
+  // GPUs under one block of tier i + 2 (a spine's pod, ...) and that tier's downlinks per uplink.
+  // A data-parallel group larger than a block crosses its uplinks.
+  int upper_tiers = 0;
+  std::array<int64_t, 11> upper_block_gpus{};
+  std::array<double, 11> upper_oversubscription{};
   CalibrationModel calibration;
 };
 
@@ -122,10 +129,10 @@ struct WorkloadModel {
   int64_t seq_len = 1;
   bool gated_mlp = false;
   bool untied_embeddings = false;  // input embedding and output layer apart
-  double params = 0;         // N: workload.params, or derived from the shape
-  double layer_params = 0;   // one layer's matrices: (N - vocab x hidden) / layers
-  int64_t global_batch = 1;  // sequences
-  units::Data precision;     // bytes per weight / activation element
+  double params = 0;               // N: workload.params, or derived from the shape
+  double layer_params = 0;         // one layer's matrices: (N - vocab x hidden) / layers
+  int64_t global_batch = 1;        // sequences
+  units::Data precision;           // bytes per weight / activation element
   units::Data gradient_element;
   bool has_train_tokens = false;
   double train_tokens = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "proto/request.pb.h"
@@ -255,6 +256,30 @@ TEST(EstimateStep, DataParallelSyncIsHierarchical) {
       EstimateStep(Toy("global_batch_sequences: 16 framework { distributed_optimizer: false }"),
                    ToyHardware(), Config(1, 1, 16), 16);
   EXPECT_NEAR(InSeconds(ar.data_parallel_scale_up), 2 * (7.0 / 8) * 52e6 / 100e9, 1e-12);
+}
+
+TEST(EstimateStep, OversubscribedTiersAboveTheLeafSlowGroupsThatCrossThem) {
+  // Radix 8, one NIC a GPU: a leaf serves 4 GPUs at full bisection; spines at 3:1 have
+  // floor(8 x 3/4) = 6 downlinks, so a spine block (pod) holds 4 x 6 = 24 GPUs. A data-parallel
+  // group of 16 stays in a pod: its scale-out time is that of a full fabric. A group of 32 crosses
+  // the pods' uplinks, which carry a third of what the GPUs send: three times the time (no latency
+  // in this calibration).
+  Hardware full = Parse<Hardware>(kToyHardware);
+  full.mutable_network()->set_switch_radix(8);
+  Hardware over = full;
+  over.mutable_network()->add_upper_tier_oversubscription(3);
+  const TrainingHardware hw_full = BuildTrainingHardware(full);
+  const TrainingHardware hw_over = BuildTrainingHardware(over);
+  EXPECT_EQ(hw_over.upper_block_gpus[0], 24);
+  for (int dp : {16, 32}) {
+    const WorkloadModel w = Toy(absl::StrCat("global_batch_sequences: ", dp));
+    const double a =
+        InSeconds(EstimateStep(w, hw_full, Config(1, 1, dp), dp).data_parallel_scale_out);
+    const double b =
+        InSeconds(EstimateStep(w, hw_over, Config(1, 1, dp), dp).data_parallel_scale_out);
+    EXPECT_GT(a, 0);
+    EXPECT_NEAR(b / a, dp > 24 ? 3.0 : 1.0, 1e-12) << "dp " << dp;
+  }
 }
 
 TEST(EstimateStep, GradientReductionHidesInTheBackwardPassAndTheGatherInTheForward) {
