@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "planner/parallelism_search.h"
-#include "planner/status_macros.h"
 #include "planner/workload_validate.h"
 
 namespace dcplan {

@@ -8,11 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
 
 namespace dcplan {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "planner/status_macros.h"
+#include "base/status_macros.h"
 
 namespace dcplan {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
 #include "planner/validate.h"
 

@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "examples/cli/report.h"
 #include "examples/cli/svg.h"
 #include "planner/planner.h"
-#include "planner/status_macros.h"
 #include "units/format.h"
 #include "units/units.h"
 

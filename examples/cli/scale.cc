@@ -10,14 +10,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "base/file_io.h"
+#include "base/status_macros.h"
+#include "base/thread_pool.h"
 #include "examples/cli/charts.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
 #include "examples/cli/report.h"
 #include "planner/planner.h"
-#include "planner/status_macros.h"
-#include "planner/thread_pool.h"
 #include "proto/io.h"
 
 namespace dcplan::cli {

@@ -10,8 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "base/text.h"
-#include "planner/status_macros.h"
 #include "proto/io.h"
 #include "units/parse.h"
 

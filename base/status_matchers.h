@@ -1,4 +1,4 @@
-// File: planner/status_matchers.h
+// File: base/status_matchers.h
 //
 // gMock matchers for absl::Status and absl::StatusOr (Debian's Abseil ships none).
 //

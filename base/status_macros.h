@@ -1,4 +1,4 @@
-// File: planner/status_macros.h
+// File: base/status_macros.h
 //
 // Debian's Abseil (20220623) has no ABSL_RETURN_IF_ERROR / ASSIGN_OR_RETURN; these are the small
 // equivalents dcplan uses.
