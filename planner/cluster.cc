@@ -1,9 +1,9 @@
 #include "planner/cluster.h"
 
+#include "base/numbers.h"
+
 namespace dcplan {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
 
 inline double D(int64_t v) { return static_cast<double>(v); }
 
@@ -49,8 +49,8 @@ void AddCost(const Model& m, ClusterEval* out) {
                     D(e.fabric.optic_count) * m.network.optic_price;
   e.facility_capex = e.it_power * m.costs.facility_per_it_power;
   e.site_fixed_capex = m.costs.site_fixed;
-  e.capex = e.servers_capex + e.racks_capex + e.network_capex + e.facility_capex +
-            e.site_fixed_capex;
+  e.capex =
+      e.servers_capex + e.racks_capex + e.network_capex + e.facility_capex + e.site_fixed_capex;
 
   // Opex: planners provision for peak IT power and pay for the average draw at the meter.
   e.average_facility_power = e.it_power * m.costs.average_utilization * m.site.pue;

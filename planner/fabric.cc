@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/numbers.h"
+
 namespace dcplan {
-namespace {
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-}  // namespace
 
 double FullBisectionHosts(int64_t radix, int tiers) {
   return 2.0 * std::pow(static_cast<double>(radix) / 2.0, tiers);

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/numbers.h"
 #include "base/status_macros.h"
 #include "base/text.h"
 #include "base/thread_pool.h"
@@ -360,9 +361,7 @@ std::string ResolveSweepAlias(absl::string_view name) {
 
 std::string SweepAxis::ValueText(int64_t i) const {
   if (is_preset()) return presets[i];
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), values[i]);
-  return ec == std::errc() ? std::string(buf, end) : absl::StrCat(values[i]);
+  return ShortestDouble(values[i]);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "base/numbers.h"
 #include "planner/workload_defaults.h"
 
 namespace dcplan {
@@ -22,7 +23,6 @@ using units::Ratio;
 using units::Time;
 
 inline double D(int64_t v) { return static_cast<double>(v); }
-inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // A link as collectives see it: achieved bandwidth per GPU and latency per algorithm step.
 struct Link {

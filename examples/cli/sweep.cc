@@ -19,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/file_io.h"
+#include "base/json.h"
+#include "base/numbers.h"
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "examples/cli/charts.h"
@@ -69,12 +71,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-void AppendNumber(std::string* out, double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, ec == std::errc() ? end : buf);
-}
-
 void AppendInt(std::string* out, int64_t v) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
@@ -91,30 +87,6 @@ void AppendCsvText(std::string* out, absl::string_view text) {
   for (char c : text) {
     if (c == '"') out->push_back('"');
     out->push_back(c);
-  }
-  out->push_back('"');
-}
-
-void AppendJsonText(std::string* out, absl::string_view text) {
-  out->push_back('"');
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      default:
-        if (c < 0x20) {
-          absl::StrAppendFormat(out, "\\u%04x", c);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
   }
   out->push_back('"');
 }
@@ -155,18 +127,18 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     const int64_t i = sweep.IndexAlong(p, static_cast<int>(a));
     if (json) {
       if (a) out->push_back(',');
-      AppendJsonText(out, axes[a].path);
+      AppendJsonString(axes[a].path, out);
       out->push_back(':');
       if (axes[a].is_preset()) {
-        AppendJsonText(out, axes[a].presets[i]);
+        AppendJsonString(axes[a].presets[i], out);
       } else {
-        AppendNumber(out, axes[a].values[i]);
+        AppendShortestDouble(axes[a].values[i], out);
       }
     } else {
       if (axes[a].is_preset()) {
         AppendCsvText(out, axes[a].presets[i]);
       } else {
-        AppendNumber(out, axes[a].values[i]);
+        AppendShortestDouble(axes[a].values[i], out);
       }
       out->push_back(',');
     }
@@ -185,12 +157,12 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     }
     for (int k = 0; k < 8; ++k) {
       absl::StrAppend(out, ",\"", kColumns[5 + k], "\":");
-      AppendNumber(out, numbers[k]);
+      AppendShortestDouble(numbers[k], out);
     }
     absl::StrAppend(out, ",\"binding_constraint\":\"", binding, "\"");
     if (!ok) {
       out->append(",\"error\":");
-      AppendJsonText(out, r.status.message());
+      AppendJsonString(r.status.message(), out);
     }
     out->append("}\n");
     return;
@@ -200,7 +172,7 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     out->push_back(',');
   }
   for (int k = 0; k < 8; ++k) {
-    AppendNumber(out, numbers[k]);
+    AppendShortestDouble(numbers[k], out);
     out->push_back(',');
   }
   out->append(binding);
