@@ -21,7 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "planner/mfu_model.h"
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 #include "proto/request.pb.h"
 #include "units/units.h"
 

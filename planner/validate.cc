@@ -17,7 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "base/status_macros.h"
 #include "planner/defaults.h"
-#include "planner/workload_validate.h"
+#include "planner/workload/workload_validate.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {

@@ -1,7 +1,7 @@
 // Tests of the Workload and EfficiencyCalibration validator: each requirement in
 // proto/workload.proto gives an error naming the field and the value; a request with a workload is
 // checked through ValidateRequest.
-#include "planner/workload_validate.h"
+#include "planner/workload/workload_validate.h"
 
 #include <string>
 

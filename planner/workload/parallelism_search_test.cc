@@ -1,6 +1,6 @@
 // Tests of the parallelism search: it returns the best feasible configuration (checked against an
 // independent brute force), keeps the fixed fields, and explains why nothing fits.
-#include "planner/parallelism_search.h"
+#include "planner/workload/parallelism_search.h"
 
 #include <string>
 

@@ -1,5 +1,5 @@
 // Tests of the measured-run reader, the FLOP-convention conversion and the fit.
-#include "planner/calibration.h"
+#include "planner/workload/calibration.h"
 
 #include <cmath>
 #include <string>

@@ -1,8 +1,8 @@
-// File: planner/parallelism_search.h
+// File: planner/workload/parallelism_search.h
 //
 // The parallelism search: for a workload on a cluster of G GPUs, every valid configuration (tensor,
 // pipeline and data parallel degrees, micro-batch, virtual pipeline stages, recomputation) is
-// evaluated with EstimateStep (planner/workload_model.h) and the fastest one that fits in memory is
+// evaluated with EstimateStep (workload_model.h) and the fastest one that fits in memory is
 // returned, with its breakdown. Fields the workload fixes (Workload.parallelism) are kept; the rest
 // are searched.
 //
@@ -33,7 +33,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 
 namespace dcplan {
 

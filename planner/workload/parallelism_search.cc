@@ -1,5 +1,5 @@
-// File: planner/parallelism_search.cc
-#include "planner/parallelism_search.h"
+// File: planner/workload/parallelism_search.cc
+#include "planner/workload/parallelism_search.h"
 
 #include <algorithm>
 #include <array>

@@ -1,9 +1,9 @@
-// File: planner/workload_model.cc
+// File: planner/workload/workload_model.cc
 //
 // The step-time model. Per-layer figures are worked out per GPU and per micro-batch of b sequences
 // of s tokens (tok = b s), with t = tp, p = pp, d = dp, v = virtual stages, h = hidden, a = heads,
 // f = ffn_hidden, V = vocab, l = layers, P_L = one layer's parameters.
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/numbers.h"
-#include "planner/workload_defaults.h"
+#include "planner/workload/workload_defaults.h"
 
 namespace dcplan {
 namespace {

@@ -1,8 +1,8 @@
-// File: planner/workload_validate.cc
+// File: planner/workload/workload_validate.cc
 //
 // One function per message of proto/workload.proto, in field order. Paths are built only when an
 // error is reported.
-#include "planner/workload_validate.h"
+#include "planner/workload/workload_validate.h"
 
 #include <cmath>
 #include <cstdio>
