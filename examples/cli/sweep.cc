@@ -2,7 +2,7 @@
 // point in grid order, or a chart (--format=svg). The planner's Sweep does the solving on every
 // core; this file parses --vary, formats the rows (in parallel, on the same threads), streams them
 // out, draws the progress bar and reports the rate on stderr.
-#include "planner/sweep.h"
+#include "planner/sweep/sweep.h"
 
 #include <unistd.h>
 
@@ -188,7 +188,13 @@ absl::Status SweepTo(OutputFormat format) {
   }
   // Making and checking the values of long axes, and loading presets, can take seconds.
   std::optional<SetupNotice> setup(std::in_place, "dcplan sweep: making the grid");
-  DCPLAN_ASSIGN_OR_RETURN(std::vector<SweepAxis> axes, ParseSweepAxes(VarySpecs()));
+  absl::StatusOr<std::vector<SweepAxis>> parsed = ParseSweepAxes(VarySpecs());
+  if (!parsed.ok()) {
+    // The library names the axis; the flag is the CLI's to name.
+    return absl::Status(parsed.status().code(),
+                        absl::StrCat("--vary: ", parsed.status().message()));
+  }
+  std::vector<SweepAxis> axes = *std::move(parsed);
   DCPLAN_ASSIGN_OR_RETURN(PlanRequest base, RequestFromFlags());
   // A preset axis loads each preset with the same flag overrides as --preset.
   auto load = [](absl::string_view name) -> absl::StatusOr<PlanRequest> {

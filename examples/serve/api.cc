@@ -24,7 +24,7 @@
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
 #include "planner/solver.h"
-#include "planner/sweep.h"
+#include "planner/sweep/sweep.h"
 #include "planner/training.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"

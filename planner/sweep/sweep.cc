@@ -1,58 +1,27 @@
-#include "planner/sweep.h"
+// File: planner/sweep/sweep.cc
+#include "planner/sweep/sweep.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
-#include "base/numbers.h"
 #include "base/status_macros.h"
-#include "base/text.h"
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/message.h"
 #include "planner/model.h"
 #include "planner/presets/presets.h"
 #include "planner/solver.h"
+#include "planner/sweep/request_fields.h"
 #include "planner/validate.h"
-#include "units/parse.h"
 
 namespace dcplan {
 namespace {
 
-using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
-using google::protobuf::Message;
-using google::protobuf::Reflection;
-
-// Most values one axis may have.
-constexpr int64_t kMaxAxisValues = 100'000'000;
-
-struct Alias {
-  const char* name;
-  const char* path;
-};
-constexpr Alias kAliases[] = {
-    {"power", "constraints.power_cap_watts"},
-    {"power_cap", "constraints.power_cap_watts"},
-    {"pue", "site.pue"},
-    {"budget", "constraints.budget_usd"},
-    {"electricity", "costs.electricity_usd_per_kwh"},
-    {"gpus", "constraints.max_gpus"},
-    {"max_gpus", "constraints.max_gpus"},
-    {"max_buildings", "site.max_buildings"},
-    {"horizon_years", "costs.horizon_years"},
-};
 
 // The fields a sweep patches into the typed model instead of rebuilding it.
 enum class Fast { kNone, kPowerCap, kPue, kElectricity, kMaxGpus, kBudget };
@@ -94,238 +63,6 @@ void Patch(Fast f, double v, Model* m) {
   }
 }
 
-bool IsInteger(const FieldDescriptor* f) {
-  switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-    case FieldDescriptor::CPPTYPE_INT64:
-    case FieldDescriptor::CPPTYPE_UINT32:
-    case FieldDescriptor::CPPTYPE_UINT64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The chain of fields from PlanRequest down to the numeric field `path` names.
-absl::StatusOr<std::vector<const FieldDescriptor*>> ResolveField(absl::string_view path) {
-  std::vector<const FieldDescriptor*> chain;
-  const Descriptor* d = PlanRequest::descriptor();
-  std::vector<absl::string_view> parts = absl::StrSplit(path, '.');
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const FieldDescriptor* f = d == nullptr ? nullptr : d->FindFieldByName(std::string(parts[i]));
-    if (f == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("no field \"", path,
-                       "\" in PlanRequest (aliases: power, pue, budget, electricity, gpus, "
-                       "max_buildings, horizon_years, preset)"));
-    }
-    if (f->is_repeated()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": repeated fields cannot be swept (", f->full_name(), ")"));
-    }
-    const bool last = i + 1 == parts.size();
-    if (!last && f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("no field \"", path, "\" in PlanRequest: ", f->name(), " is not a message"));
-    }
-    if (last) {
-      const bool numeric = f->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE ||
-                           f->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT || IsInteger(f);
-      if (!numeric) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, " is not a numeric field; sweeps vary numbers (and presets: preset=a,b)"));
-      }
-    }
-    chain.push_back(f);
-    d = f->message_type();
-  }
-  return chain;
-}
-
-// Parses one value of the field `name` (its last path part) in the unit the name gives.
-absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view text) {
-  text = absl::StripAsciiWhitespace(text);
-  double plain = 0;
-  const bool is_plain = absl::SimpleAtod(text, &plain) && std::isfinite(plain);
-  auto either = [&](auto parsed, auto read) -> absl::StatusOr<double> {
-    if (parsed.ok()) return read(*parsed);
-    if (is_plain) return plain;
-    return parsed.status();
-  };
-  if (absl::EndsWith(name, "_watts")) return either(units::ParsePower(text), units::InWatts);
-  if (absl::EndsWith(name, "_usd_per_kwh")) {
-    return either(units::ParseMoneyPerEnergy(text), units::InUsdPerKilowattHour);
-  }
-  if (absl::EndsWith(name, "_usd_per_it_watt")) {
-    return either(units::ParseMoneyPerPower(text), units::InUsdPerWatt);
-  }
-  if (absl::EndsWith(name, "_usd") || absl::EndsWith(name, "_usd_per_year")) {
-    return either(units::ParseMoney(text), units::InUsd);
-  }
-  if (absl::EndsWith(name, "_bits_per_second")) {
-    return either(units::ParseDataRate(text),
-                  [](units::DataRate r) { return units::InBytesPerSecond(r) * 8.0; });
-  }
-  if (absl::EndsWith(name, "_bytes_per_second")) {
-    return either(units::ParseDataRate(text), units::InBytesPerSecond);
-  }
-  if (absl::EndsWith(name, "_flops_per_second")) {
-    return either(units::ParseComputeRate(text), units::InFlopsPerSecond);
-  }
-  return units::ParseCount(text);
-}
-
-// `v` with the noise of repeated decimal steps removed (1.1 + 3 x 0.05 = 1.2500000000000002
-// -> 1.25).
-double Tidy(double v, int digits) {
-  // std::to_chars / from_chars: the same digits as "%.*g" and strtod, several times faster (a
-  // 10^7-value axis is made in a fraction of a second).
-  char buf[64];
-  const std::to_chars_result printed =
-      std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, digits);
-  if (printed.ec != std::errc()) return v;
-  double tidy = v;
-  std::from_chars(buf, printed.ptr, tidy);
-  return tidy;
-}
-
-// Whether any two neighbours of `values` are equal (a range's values only grow).
-bool HasDuplicates(const std::vector<double>& values) {
-  return std::adjacent_find(values.begin(), values.end()) != values.end();
-}
-
-// The values `text` stands for, or (when `values` is null) only how many there are: a range's
-// count comes from its ends and step alone, so the grid's size is known before anything is made.
-// Whole-number fields (`integer`) take whole numbers only; a log range over one takes the nearest
-// whole numbers. A range is kept to 12 (linear) or 6 (log) significant digits to drop floating
-// noise, more when that would make two values equal; values that are equal even then (a step below
-// a double's precision, more log points than whole numbers) are refused.
-absl::StatusOr<double> ParseValues(absl::string_view spec, absl::string_view name,
-                                   absl::string_view text, bool integer,
-                                   std::vector<double>* values) {
-  auto value = [&](absl::string_view t) -> absl::StatusOr<double> {
-    auto v = ParseFieldValue(name, t);
-    if (!v.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--vary=", Clip(spec), ": ", v.status().message()));
-    }
-    if (integer && *v != std::floor(*v)) {
-      return absl::InvalidArgumentError(absl::StrCat("--vary=", Clip(spec), ": ", name,
-                                                     " takes whole numbers, got ",
-                                                     absl::StripAsciiWhitespace(t)));
-    }
-    return *v;
-  };
-  auto error = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrCat("--vary=", Clip(spec), ": ", what));
-  };
-  if (!absl::StrContains(text, ':')) {
-    double count = 0;
-    for (absl::string_view part : absl::StrSplit(text, ',')) {
-      DCPLAN_ASSIGN_OR_RETURN(double v, value(part));
-      if (values != nullptr) values->push_back(v);
-      ++count;
-    }
-    return count;
-  }
-  std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
-  if (parts.size() != 3) return error("a range is a:b:step or a:b:logN");
-  DCPLAN_ASSIGN_OR_RETURN(double a, value(parts[0]));
-  DCPLAN_ASSIGN_OR_RETURN(double b, value(parts[1]));
-  absl::string_view third = absl::StripAsciiWhitespace(parts[2]);
-  if (absl::ConsumePrefix(&third, "log")) {
-    int64_t n = 0;
-    if (!absl::SimpleAtoi(third, &n) || n < 2) {
-      return error("logN needs a whole N of at least 2, e.g. log20");
-    }
-    if (n > kMaxAxisValues) {
-      return error(absl::StrCat(n, " values; an axis may have at most ", kMaxAxisValues));
-    }
-    if (!(a > 0 && b > 0)) return error("a log range needs a > 0 and b > 0");
-    if (values == nullptr) return static_cast<double>(n);
-    values->reserve(static_cast<size_t>(n));
-    const double la = std::log(a), lb = std::log(b);
-    for (int digits : {6, 12, 17}) {
-      values->clear();
-      for (int64_t i = 0; i < n; ++i) {
-        double v = i == 0       ? a
-                   : i == n - 1 ? b
-                                : Tidy(std::exp(la + (lb - la) * static_cast<double>(i) /
-                                                         static_cast<double>(n - 1)),
-                                       digits);
-        if (integer) v = std::round(v);
-        values->push_back(v);
-      }
-      if (!HasDuplicates(*values)) return static_cast<double>(n);
-    }
-    return error(absl::StrCat(n, " log-spaced points repeat values",
-                              integer ? " (whole numbers)" : "",
-                              "; use fewer points or a wider range"));
-  }
-  DCPLAN_ASSIGN_OR_RETURN(double step, value(third));
-  if (!(step > 0)) return error("the step must be > 0");
-  if (!(b >= a)) return error("a:b:step needs a <= b");
-  const double count = std::floor((b - a) / step * (1 + 1e-12) + 1e-9) + 1;
-  if (!(count <= static_cast<double>(kMaxAxisValues))) {
-    return error(
-        absl::StrFormat("%.6g values; an axis may have at most %d", count, kMaxAxisValues));
-  }
-  if (values == nullptr) return count;
-  values->reserve(static_cast<size_t>(count));
-  for (int digits : {12, 17}) {
-    values->clear();
-    for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
-      values->push_back(std::min(b, Tidy(a + static_cast<double>(i) * step, digits)));
-    }
-    if (!HasDuplicates(*values)) return count;
-  }
-  return error(absl::StrCat("the step ", absl::StripAsciiWhitespace(third),
-                            " is too small for a double to tell the values apart"));
-}
-
-// Sets the numeric field at the end of `chain` in `request` to `v`.
-absl::Status SetField(const std::vector<const FieldDescriptor*>& chain, absl::string_view path,
-                      double v, PlanRequest* request) {
-  Message* msg = request;
-  for (size_t i = 0; i + 1 < chain.size(); ++i) {
-    msg = msg->GetReflection()->MutableMessage(msg, chain[i]);
-  }
-  const FieldDescriptor* f = chain.back();
-  const Reflection* r = msg->GetReflection();
-  auto out_of_range = [&](double lo, double hi) {
-    return absl::OutOfRangeError(
-        absl::StrFormat("%s must be a whole number in [%.0f, %.0f], got %.17g", path, lo, hi, v));
-  };
-  auto in = [&](double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); };
-  switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-      r->SetDouble(msg, f, v);
-      break;
-    case FieldDescriptor::CPPTYPE_FLOAT:
-      r->SetFloat(msg, f, static_cast<float>(v));
-      break;
-    case FieldDescriptor::CPPTYPE_INT32:
-      if (!in(-2147483648.0, 2147483647.0)) return out_of_range(-2147483648.0, 2147483647.0);
-      r->SetInt32(msg, f, static_cast<int32_t>(v));
-      break;
-    case FieldDescriptor::CPPTYPE_UINT32:
-      if (!in(0, 4294967295.0)) return out_of_range(0, 4294967295.0);
-      r->SetUInt32(msg, f, static_cast<uint32_t>(v));
-      break;
-    case FieldDescriptor::CPPTYPE_INT64:
-      if (!in(-9.0e18, 9.0e18)) return out_of_range(-9.0e18, 9.0e18);
-      r->SetInt64(msg, f, static_cast<int64_t>(v));
-      break;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      if (!in(0, 1.8e19)) return out_of_range(0, 1.8e19);
-      r->SetUInt64(msg, f, static_cast<uint64_t>(v));
-      break;
-    default:
-      return absl::InternalError(absl::StrCat(path, " is not numeric"));
-  }
-  return absl::OkStatus();
-}
-
 void FillRow(const Solution& s, SweepRow* row) {
   const ClusterEval& e = s.eval;
   row->status = absl::OkStatus();
@@ -351,85 +88,6 @@ void FailRow(absl::Status status, SweepRow* row) {
 }
 
 }  // namespace
-
-std::string ResolveSweepAlias(absl::string_view name) {
-  for (const Alias& a : kAliases) {
-    if (name == a.name) return a.path;
-  }
-  return std::string(name);
-}
-
-std::string SweepAxis::ValueText(int64_t i) const {
-  if (is_preset()) return presets[i];
-  return ShortestDouble(values[i]);
-}
-
-namespace {
-
-// Parses `spec` into `axis`; its values only when `materialize`. Returns the number of values.
-absl::StatusOr<double> ParseAxis(absl::string_view spec, bool materialize, SweepAxis* axis) {
-  std::pair<absl::string_view, absl::string_view> kv =
-      absl::StrSplit(spec, absl::MaxSplits('=', 1));
-  const absl::string_view name = absl::StripAsciiWhitespace(kv.first);
-  const absl::string_view text = absl::StripAsciiWhitespace(kv.second);
-  if (name.empty() || text.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--vary=", Clip(spec),
-                     ": expected FIELD=VALUES, e.g. power=10MW:500MW:log20 or pue=1.1,1.3"));
-  }
-  axis->path = ResolveSweepAlias(name);
-  if (axis->is_preset()) {
-    for (absl::string_view p : absl::StrSplit(text, ',')) {
-      p = absl::StripAsciiWhitespace(p);
-      if (p.empty())
-        return absl::InvalidArgumentError(
-            absl::StrCat("--vary=", Clip(spec), ": empty preset name"));
-      axis->presets.emplace_back(p);
-    }
-    return static_cast<double>(axis->presets.size());
-  }
-  auto chain = ResolveField(axis->path);
-  if (!chain.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--vary=", Clip(spec), ": ", chain.status().message()));
-  }
-  return ParseValues(spec, chain->back()->name(), text, IsInteger(chain->back()),
-                     materialize ? &axis->values : nullptr);
-}
-
-}  // namespace
-
-absl::StatusOr<SweepAxis> ParseSweepAxis(absl::string_view spec) {
-  SweepAxis axis;
-  DCPLAN_RETURN_IF_ERROR(ParseAxis(spec, /*materialize=*/true, &axis).status());
-  return axis;
-}
-
-absl::StatusOr<std::vector<SweepAxis>> ParseSweepAxes(const std::vector<std::string>& specs,
-                                                      int64_t max_points) {
-  double points = 1;
-  std::vector<std::string> counts;
-  for (const std::string& spec : specs) {
-    SweepAxis counted;
-    DCPLAN_ASSIGN_OR_RETURN(double n, ParseAxis(spec, /*materialize=*/false, &counted));
-    points *= n;
-    counts.push_back(absl::StrFormat("%.0f", n));
-  }
-  max_points = std::min(max_points, kMaxSweepPoints);
-  if (points > static_cast<double>(max_points)) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "the grid has ",
-        points < 1e15 ? absl::StrFormat("%.0f", points) : absl::StrFormat("%.3g", points),
-        " points (", absl::StrJoin(counts, " x "), "); a sweep may have at most ", max_points,
-        ": take fewer values along an axis"));
-  }
-  std::vector<SweepAxis> axes;
-  for (const std::string& spec : specs) {
-    DCPLAN_ASSIGN_OR_RETURN(SweepAxis axis, ParseSweepAxis(spec));
-    axes.push_back(std::move(axis));
-  }
-  return axes;
-}
 
 // ------------------------------------------------------------------------------------------------
 // Sweep
@@ -481,7 +139,7 @@ struct Sweep::Impl {
       } else {
         v = (*stand_in)[a];
       }
-      DCPLAN_RETURN_IF_ERROR(SetField(chains[a], axes[a].path, v, &r));
+      DCPLAN_RETURN_IF_ERROR(SetRequestField(chains[a], axes[a].path, v, &r));
     }
     return r;
   }
@@ -489,7 +147,7 @@ struct Sweep::Impl {
   // Checks value i of patched axis `a`, set into `r` (a copy of a valid start): valid, invalid
   // (with the validator's error, which names the field), or unknown (an error about another field).
   Check CheckValue(int a, size_t i, PlanRequest* r, absl::Status* error) const {
-    absl::Status set = SetField(chains[a], axes[a].path, axes[a].values[i], r);
+    absl::Status set = SetRequestField(chains[a], axes[a].path, axes[a].values[i], r);
     absl::Status valid = set.ok() ? ValidateRequest(*r) : set;
     // The patched power cap means nothing when the cap is at the substation: as BuildModel says.
     if (valid.ok() && fast[a] == Fast::kPowerCap) valid = CheckPowerCapPlace(r->constraints());
@@ -595,7 +253,7 @@ absl::StatusOr<Sweep> Sweep::Create(PlanRequest base, std::vector<SweepAxis> axe
   impl->base = std::move(base);
   impl->load_preset = load_preset ? std::move(load_preset)
                                   : [](absl::string_view name) { return LoadPreset(name); };
-  if (axes.empty()) return absl::InvalidArgumentError("a sweep needs at least one --vary axis");
+  if (axes.empty()) return absl::InvalidArgumentError("a sweep needs at least one axis");
   double points = 1;
   for (size_t a = 0; a < axes.size(); ++a) {
     const SweepAxis& axis = axes[a];
@@ -616,7 +274,8 @@ absl::StatusOr<Sweep> Sweep::Create(PlanRequest base, std::vector<SweepAxis> axe
       }
       continue;
     }
-    DCPLAN_ASSIGN_OR_RETURN(std::vector<const FieldDescriptor*> chain, ResolveField(axis.path));
+    DCPLAN_ASSIGN_OR_RETURN(std::vector<const FieldDescriptor*> chain,
+                            ResolveRequestField(axis.path));
     impl->chains.push_back(std::move(chain));
     impl->fast.push_back(FastFieldOf(axis.path));
   }
