@@ -96,13 +96,15 @@ const Command kCommands[] = {
      "The same workload flags make fit, scale and compare use this model for MFU.\n"
      "Example: dcplan train --gpus=8192 --layers=126 --hidden=16384 --heads=128 --vocab=128256\n"
      "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T"},
-    {"serve", dcplan::cli::RunServe, "the planner in a browser and over HTTP (JSON or binary protos)",
+    {"serve", dcplan::cli::RunServe,
+     "the planner in a browser and over HTTP (JSON or binary protos)",
      "dcplan serve [--port=8080] [--address=127.0.0.1] [--threads=N]\n"
      "\n"
      "Serves the interactive page at http://127.0.0.1:8080/ (slide a cluster from 1 GPU to a\n"
      "million, or find what fits under a power cap and budget) and the API under /v1/: GET\n"
      "/v1/presets, GET /v1/presets/NAME, POST /v1/plan (fit), /v1/scale, /v1/compare, /v1/train,\n"
-     "/v1/sweep, in JSON or binary protos (Content-Type/Accept: application/x-protobuf). Listens on\n"
+     "/v1/sweep, in JSON or binary protos (Content-Type/Accept: application/x-protobuf). Listens "
+     "on\n"
      "loopback only unless --address names another address; --port=0 picks a free port. Ctrl-C\n"
      "or SIGTERM stops it. Example: dcplan serve --port=8080"},
     {"presets", dcplan::cli::RunPresets, "list the compiled-in presets, or show one",

@@ -1,11 +1,11 @@
 // File: planner/cluster.h
 //
 // Evaluating one cluster size: given G GPUs, everything that follows from the model in closed form:
-// counts at every level (GPUs in whole servers, servers in racks, racks in pods, pods in buildings), the
-// scale-out fabric, power from the accelerators to the facility meter, compute, capex and opex.
-// Counts are ceilings of divisions and power and cost are sums of per-level terms, so an evaluation costs
-// nanoseconds and never allocates; every figure is non-decreasing in G, which is what lets the solver
-// bisect.
+// counts at every level (GPUs in whole servers, servers in racks, racks in pods, pods in
+// buildings), the scale-out fabric, power from the accelerators to the facility meter, compute,
+// capex and opex. Counts are ceilings of divisions and power and cost are sums of per-level terms,
+// so an evaluation costs nanoseconds and never allocates; every figure is non-decreasing in G,
+// which is what lets the solver bisect.
 //
 // Example:
 //   ClusterEval e = EvaluateCluster(model, 32768);
@@ -65,13 +65,14 @@ struct ClusterEval {
 // Evaluates a cluster of `gpus` GPUs (>= 0) under `model`. Pure and O(1).
 ClusterEval EvaluateCluster(const Model& model, int64_t gpus);
 
-// Only what the caps need (counts, power and money), without the efficiency model: the solver's inner
-// loop. Fields not needed for caps are left at zero.
+// Only what the caps need (counts, power and money), without the efficiency model: the solver's
+// inner loop. Fields not needed for caps are left at zero.
 ClusterEval EvaluateForCaps(const Model& model, int64_t gpus);
 
 // The three steps of EvaluateCluster, for the solver, whose probes need costs only under a budget
-// and compute only at the answer: counts, fabric and power of `gpus` GPUs written into `eval` (other
-// fields untouched); capex and opex from those; peak, MFU and realized compute from the GPU count.
+// and compute only at the answer: counts, fabric and power of `gpus` GPUs written into `eval`
+// (other fields untouched); capex and opex from those; peak, MFU and realized compute from the GPU
+// count.
 void EvaluatePower(const Model& model, int64_t gpus, ClusterEval* eval);
 void AddCost(const Model& model, ClusterEval* eval);
 void AddCompute(const Model& model, ClusterEval* eval);

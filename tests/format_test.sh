@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Every C++ file in the repository is as clang-format (Debian's, with the root .clang-format) would
+# write it. On a failure, run from the workspace root:
+#   clang-format -i $(git ls-files '*.cc' '*.h')
+# and commit the result. (BUILD files: buildifier 8.2.1, `npm install @bazel/buildifier`, is not a
+# Debian package, so this test does not run it; see README's Development section.)
+set -euo pipefail
+
+CLANG_FORMAT=${CLANG_FORMAT:-/usr/bin/clang-format}
+if [[ ! -x $CLANG_FORMAT ]]; then
+  echo "FAIL: $CLANG_FORMAT is missing (./bazelw installs the clang-format package)"
+  exit 1
+fi
+[[ -f .clang-format ]] || { echo "FAIL: .clang-format is not in the test's data"; exit 1; }
+
+# Files being rewritten on other branches at the time of the restructuring (issue 13's facility
+# model on main, the training-job model on physics2). Reformatting them here would only make those
+# merges conflict; format them after the merge and empty this list.
+PENDING=(
+  planner/defaults.h
+  planner/fabric.h
+  planner/plan.cc
+  planner/plan.h
+  planner/solver.h
+  planner/validate.cc
+  planner/workload/parallelism_search.h
+  planner/workload_mfu.h
+)
+
+checked=0
+failed=0
+while IFS= read -r f; do
+  f=${f#./}
+  for p in "${PENDING[@]}"; do [[ $f == "$p" ]] && continue 2; done
+  checked=$((checked + 1))
+  if ! out=$("$CLANG_FORMAT" --style=file "$f" | diff -u --label "$f" --label "$f (clang-format)" "$f" -); then
+    echo "$out" | head -40
+    failed=$((failed + 1))
+  fi
+done < <(find -L . -path ./external -prune -o \( -name '*.cc' -o -name '*.h' \) -type f -print | sort)
+
+if ((checked < 100)); then
+  echo "FAIL: only $checked C++ files found; is a package's :check_files missing from the data?"
+  exit 1
+fi
+if ((failed)); then
+  echo "FAIL: $failed of $checked C++ files differ from clang-format's output"
+  exit 1
+fi
+echo "PASS: $checked C++ files as clang-format writes them (${#PENDING[@]} pending a merge)"
