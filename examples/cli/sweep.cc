@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/file_io.h"
@@ -302,13 +303,13 @@ absl::Status SweepTo(OutputFormat format) {
 
 }  // namespace
 
-int RunSweep() {
+absl::Status RunSweep() {
   auto format = FormatFlag({"table", "csv", "jsonl", "svg"});
-  if (!format.ok()) return Fail(format.status());
+  if (!format.ok()) return format.status();
   // A sweep's table is a spreadsheet: CSV.
   const OutputFormat f = *format == OutputFormat::kTable ? OutputFormat::kCsv : *format;
   absl::Status status = SweepTo(f);
-  return status.ok() ? 0 : Fail(status);
+  return status;
 }
 
 }  // namespace dcplan::cli
