@@ -182,21 +182,16 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
   out->push_back('\n');
 }
 
-absl::Status SweepTo(OutputFormat format) {
-  if (VarySpecs().empty()) {
-    return absl::InvalidArgumentError(
-        "sweep needs at least one --vary=FIELD=VALUES, e.g. --vary=power=10MW:500MW:log20");
-  }
-  // Making and checking the values of long axes, and loading presets, can take seconds.
-  std::optional<SetupNotice> setup(std::in_place, "dcplan sweep: making the grid");
+// The grid --vary spans over `*base`, which is set to the request the other flags make (the axes
+// are checked first, so their errors come first).
+absl::StatusOr<dcplan::Sweep> SweepFromFlags(PlanRequest* base) {
   absl::StatusOr<std::vector<SweepAxis>> parsed = ParseSweepAxes(VarySpecs());
   if (!parsed.ok()) {
     // The library names the axis; the flag is the CLI's to name.
     return absl::Status(parsed.status().code(),
                         absl::StrCat("--vary: ", parsed.status().message()));
   }
-  std::vector<SweepAxis> axes = *std::move(parsed);
-  DCPLAN_ASSIGN_OR_RETURN(PlanRequest base, RequestFromFlags());
+  DCPLAN_ASSIGN_OR_RETURN(*base, RequestFromFlags());
   // A preset axis loads each preset with the same flag overrides as --preset.
   auto load = [](absl::string_view name) -> absl::StatusOr<PlanRequest> {
     DCPLAN_ASSIGN_OR_RETURN(PlanRequest r, LoadPreset(name));
@@ -204,7 +199,53 @@ absl::Status SweepTo(OutputFormat format) {
     DCPLAN_RETURN_IF_ERROR(CheckFlagsMatter(r));
     return r;
   };
-  DCPLAN_ASSIGN_OR_RETURN(dcplan::Sweep sweep, dcplan::Sweep::Create(base, std::move(axes), load));
+  return dcplan::Sweep::Create(*base, *std::move(parsed), load);
+}
+
+// Rows `first` .. as CSV or JSON lines, formatted in parallel (a piece per chunk of rows, in
+// `pieces`), then appended to `out` in order.
+absl::Status WriteRows(const dcplan::Sweep& sweep, int64_t first, absl::Span<const SweepRow> rows,
+                       bool json, ThreadPool& pool, std::vector<std::string>* pieces,
+                       FileWriter* out) {
+  const int64_t chunk = 2048;
+  const int64_t n = static_cast<int64_t>(rows.size());
+  pieces->assign(static_cast<size_t>((n + chunk - 1) / chunk), std::string());
+  pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
+    std::string& piece = (*pieces)[b / chunk];
+    piece.reserve(static_cast<size_t>(e - b) * 200);
+    for (int64_t i = b; i < e; ++i) AppendRow(sweep, first + i, rows[i], json, &piece);
+  });
+  for (const std::string& piece : *pieces) DCPLAN_RETURN_IF_ERROR(out->Append(piece));
+  return absl::OkStatus();
+}
+
+// The closing lines on stderr: points, time, threads and rates; how many points failed.
+void ReportOnStderr(const dcplan::Sweep& sweep, double total, Clock::duration writing, int threads,
+                    int64_t failed, OutputFormat format) {
+  const double solving = std::max(total - Seconds(writing), 1e-9);
+  const double points = static_cast<double>(sweep.size());
+  std::fprintf(stderr,
+               "dcplan sweep: %s points in %.3f s on %d thread%s: %.2fM points/s solved, %.2fM "
+               "points/s with output\n",
+               units::FormatCount(sweep.size()).c_str(), total, threads, threads == 1 ? "" : "s",
+               points / solving / 1e6, points / std::max(total, 1e-9) / 1e6);
+  if (failed > 0) {
+    std::fprintf(stderr, "dcplan sweep: %s of %s points failed (%s)\n",
+                 units::FormatCount(failed).c_str(), units::FormatCount(sweep.size()).c_str(),
+                 format == OutputFormat::kSvg ? "not drawn; --format=csv says why"
+                                              : "their error column says why");
+  }
+}
+
+absl::Status SweepTo(OutputFormat format) {
+  if (VarySpecs().empty()) {
+    return absl::InvalidArgumentError(
+        "sweep needs at least one --vary=FIELD=VALUES, e.g. --vary=power=10MW:500MW:log20");
+  }
+  // Making and checking the values of long axes, and loading presets, can take seconds.
+  std::optional<SetupNotice> setup(std::in_place, "dcplan sweep: making the grid");
+  PlanRequest base;
+  DCPLAN_ASSIGN_OR_RETURN(dcplan::Sweep sweep, SweepFromFlags(&base));
 
   const int threads = absl::GetFlag(FLAGS_threads);
   if (threads < 0 || threads > 1024) {
@@ -248,18 +289,8 @@ absl::Status SweepTo(OutputFormat format) {
     if (format == OutputFormat::kSvg) {
       kept.insert(kept.end(), rows.begin(), rows.end());
     } else {
-      // Format in parallel, a piece per chunk of rows, then write the pieces in order.
-      const int64_t chunk = 2048;
-      const int64_t n = static_cast<int64_t>(rows.size());
-      pieces.assign(static_cast<size_t>((n + chunk - 1) / chunk), std::string());
-      pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
-        std::string& piece = pieces[b / chunk];
-        piece.reserve(static_cast<size_t>(e - b) * 200);
-        for (int64_t i = b; i < e; ++i) {
-          AppendRow(sweep, first + i, rows[i], format == OutputFormat::kJsonLines, &piece);
-        }
-      });
-      for (const std::string& piece : pieces) DCPLAN_RETURN_IF_ERROR(out->Append(piece));
+      DCPLAN_RETURN_IF_ERROR(WriteRows(sweep, first, rows, format == OutputFormat::kJsonLines, pool,
+                                       &pieces, out.get()));
     }
     writing += Clock::now() - t0;
     progress->Update(first + static_cast<int64_t>(rows.size()));
@@ -283,21 +314,7 @@ absl::Status SweepTo(OutputFormat format) {
   } else {
     DCPLAN_RETURN_IF_ERROR(out->Commit());
   }
-  const double total = Seconds(Clock::now() - start);
-  const double solving = std::max(total - Seconds(writing), 1e-9);
-  const double points = static_cast<double>(sweep.size());
-  std::fprintf(stderr,
-               "dcplan sweep: %s points in %.3f s on %d thread%s: %.2fM points/s solved, %.2fM "
-               "points/s with output\n",
-               units::FormatCount(sweep.size()).c_str(), total, pool.size(),
-               pool.size() == 1 ? "" : "s", points / solving / 1e6,
-               points / std::max(total, 1e-9) / 1e6);
-  if (failed > 0) {
-    std::fprintf(stderr, "dcplan sweep: %s of %s points failed (%s)\n",
-                 units::FormatCount(failed).c_str(), units::FormatCount(sweep.size()).c_str(),
-                 format == OutputFormat::kSvg ? "not drawn; --format=csv says why"
-                                              : "their error column says why");
-  }
+  ReportOnStderr(sweep, Seconds(Clock::now() - start), writing, pool.size(), failed, format);
   return absl::OkStatus();
 }
 

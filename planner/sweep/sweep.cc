@@ -240,6 +240,13 @@ struct Sweep::Impl {
     if (!solution.ok()) return FailRow(solution.status(), row);
     FillRow(*solution, row);
   }
+
+  // What Run works out once before solving: each patched value's check, the axes by kind and the
+  // steps along the innermost axis.
+  struct RunPlan;
+  RunPlan PlanRun(bool patch, ThreadPool& pool) const;
+  // Solves the points of one chunk with a worker's own models and guesses.
+  class ChunkSolver;
 };
 
 Sweep::Sweep(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -304,45 +311,95 @@ absl::StatusOr<PlanRequest> Sweep::RequestAt(int64_t point) const {
   return impl_->RequestFor(point, /*all=*/true, nullptr);
 }
 
-absl::Status Sweep::Run(
-    const SweepOptions& options,
-    absl::FunctionRef<absl::Status(int64_t, absl::Span<const SweepRow>)> consume) const {
-  const Impl& s = *impl_;
-  std::unique_ptr<ThreadPool> own_pool;
-  if (options.pool == nullptr) own_pool = std::make_unique<ThreadPool>(options.threads);
-  ThreadPool& pool = options.pool != nullptr ? *options.pool : *own_pool;
-  DCPLAN_RETURN_IF_ERROR(pool.status());
-  const bool patch = options.patch_models;
-  const size_t n_axes = s.axes.size();
+struct Sweep::Impl::RunPlan {
+  bool patch = true;
+  int inner = 0;  // the innermost axis
+  // Per patched axis and value: valid, invalid (with the validator's error) or unknown.
+  std::vector<std::vector<Check>> checks;
+  std::vector<std::vector<absl::Status>> errors;
+  // Per patched axis, a valid value that stands in for it while a model is built.
+  std::vector<double> stand_in;
+  // The axes by kind, and their sizes, so that the inner loop looks nothing up.
+  std::vector<int> fast_axes, slow_axes;
+  std::vector<int64_t> sizes;
+  // ratio[i]: how much further point i is from point i - 1 along the innermost axis than that one
+  // from i - 2.
+  std::vector<double> ratio;
+};
+
+Sweep::Impl::RunPlan Sweep::Impl::PlanRun(bool patch, ThreadPool& pool) const {
+  const size_t n_axes = axes.size();
+  RunPlan plan;
+  plan.patch = patch;
 
   // The values of every patched axis are checked by the validator, set into a request that is
   // valid without them: an error that names the field is the value's. When no such request is at
   // hand (the start is itself invalid) a value is "unknown" and its points are solved the slow way,
   // request by request.
-  std::vector<std::vector<Impl::Check>> checks(n_axes);
-  std::vector<std::vector<absl::Status>> errors(n_axes);
-  std::vector<double> stand_in(n_axes, 0.0);
+  plan.checks.resize(n_axes);
+  plan.errors.resize(n_axes);
+  plan.stand_in.assign(n_axes, 0.0);
   if (patch) {
-    auto start = s.StartOf(0);
+    auto start = StartOf(0);
     for (size_t a = 0; a < n_axes; ++a) {
-      if (s.fast[a] == Fast::kNone) continue;
-      const std::vector<double>& values = s.axes[a].values;
-      checks[a].assign(values.size(), Impl::Check::kUnknown);
-      errors[a].assign(values.size(), absl::OkStatus());
+      if (fast[a] == Fast::kNone) continue;
+      const std::vector<double>& values = axes[a].values;
+      plan.checks[a].assign(values.size(), Check::kUnknown);
+      plan.errors[a].assign(values.size(), absl::OkStatus());
       if (!start.ok() || !ValidateRequest(*start).ok()) continue;
-      s.CheckValues(static_cast<int>(a), *start, pool, &checks[a], &errors[a]);
+      CheckValues(static_cast<int>(a), *start, pool, &plan.checks[a], &plan.errors[a]);
       // A valid value stands in for the axis while the model is built; none: every point fails.
       for (size_t i = 0; i < values.size(); ++i) {
-        if (checks[a][i] == Impl::Check::kValid) {
-          stand_in[a] = values[i];
+        if (plan.checks[a][i] == Check::kValid) {
+          plan.stand_in[a] = values[i];
           break;
         }
       }
     }
   }
 
-  // One worker's models, by combination of the axes that are not patched, with the last answers
-  // found under each (the next point's guess).
+  plan.sizes.resize(n_axes);
+  for (size_t a = 0; a < n_axes; ++a) {
+    (fast[a] != Fast::kNone ? plan.fast_axes : plan.slow_axes).push_back(static_cast<int>(a));
+    plan.sizes[a] = axes[a].size();
+  }
+
+  // Neighbouring points have neighbouring answers: the next answer is extrapolated from the last
+  // two along the innermost axis, in its values when it is patched (a log-spaced power axis then
+  // extrapolates exactly where the answer is proportional to the power), else in steps.
+  plan.inner = static_cast<int>(n_axes) - 1;
+  plan.ratio.assign(plan.sizes[plan.inner], 1.0);
+  if (fast[plan.inner] != Fast::kNone) {
+    const std::vector<double>& v = axes[plan.inner].values;
+    for (size_t i = 2; i < v.size(); ++i) plan.ratio[i] = (v[i] - v[i - 1]) / (v[i - 1] - v[i - 2]);
+  }
+  return plan;
+}
+
+class Sweep::Impl::ChunkSolver {
+ public:
+  ChunkSolver(const Impl& s, const RunPlan& plan) : s_(s), plan_(plan) {
+    cache_.reserve(kCacheEntries);
+  }
+
+  // Solves points first .. end - 1 into rows[0 .. end - first - 1].
+  void Solve(int64_t first, int64_t end, SweepRow* rows) {
+    const size_t n_axes = s_.axes.size();
+    std::vector<int64_t> idx(n_axes);
+    for (size_t a = 0; a < n_axes; ++a) idx[a] = s_.IndexAlong(first, static_cast<int>(a));
+    for (int64_t p = first; p < end; ++p) {
+      SolvePoint(p, idx, &rows[p - first]);
+      // The next point: the last axis moves fastest.
+      for (int a = static_cast<int>(n_axes) - 1; a >= 0; --a) {
+        if (++idx[a] < plan_.sizes[a]) break;
+        idx[a] = 0;
+      }
+    }
+  }
+
+ private:
+  // A model, by combination of the axes that are not patched, with the last answers found under
+  // it (the next point's guess).
   struct Entry {
     int64_t combo = -1;
     absl::StatusOr<Model> model = absl::UnknownError("not built");
@@ -351,101 +408,88 @@ absl::Status Sweep::Run(
     int64_t last = -1, before = -1;
     int64_t last_at = -2, before_at = -2;
   };
-  constexpr size_t kCacheEntries = 8;
+  static constexpr size_t kCacheEntries = 8;
 
-  // The axes by kind, and their sizes, so that the inner loop looks nothing up.
-  std::vector<int> fast_axes, slow_axes;
-  std::vector<int64_t> sizes(n_axes);
-  for (size_t a = 0; a < n_axes; ++a) {
-    (s.fast[a] != Fast::kNone ? fast_axes : slow_axes).push_back(static_cast<int>(a));
-    sizes[a] = s.axes[a].size();
-  }
-
-  // Neighbouring points have neighbouring answers: the next answer is extrapolated from the last
-  // two along the innermost axis, in its values when it is patched (a log-spaced power axis then
-  // extrapolates exactly where the answer is proportional to the power), else in steps. ratio[i]:
-  // how much further point i is from point i - 1 than that one from i - 2.
-  const int inner = static_cast<int>(n_axes) - 1;
-  std::vector<double> ratio(sizes[inner], 1.0);
-  if (s.fast[inner] != Fast::kNone) {
-    const std::vector<double>& v = s.axes[inner].values;
-    for (size_t i = 2; i < v.size(); ++i) ratio[i] = (v[i] - v[i - 1]) / (v[i - 1] - v[i - 2]);
+  // The model for the unpatched axes' combination `combo`: cached, else built (evicting the
+  // oldest of kCacheEntries).
+  Entry& EntryFor(int64_t combo, int64_t p) {
+    for (Entry& e : cache_) {
+      if (e.combo == combo) return e;
+    }
+    Entry* entry = nullptr;
+    if (cache_.size() < kCacheEntries) {
+      entry = &cache_.emplace_back();
+    } else {
+      entry = &cache_[evict_];
+      evict_ = (evict_ + 1) % kCacheEntries;
+      *entry = Entry();
+    }
+    entry->combo = combo;
+    auto request = s_.RequestFor(p, /*all=*/false, &plan_.stand_in);
+    entry->model = request.ok() ? BuildModel(*request) : request.status();
+    return *entry;
   }
 
   // Solves point `p`, whose index along each axis is idx[axis].
-  auto solve_point = [&](int64_t p, const std::vector<int64_t>& idx, std::vector<Entry>* cache,
-                         size_t* evict, Solution* solution, SweepRow* row) {
-    if (!patch) return s.SolveSlow(p, row);
+  void SolvePoint(int64_t p, const std::vector<int64_t>& idx, SweepRow* row) {
+    if (!plan_.patch) return s_.SolveSlow(p, row);
     // The patched axes' values first: an invalid one is the point's error, an unknown one sends
     // the point the slow way.
     bool unknown = false;
-    for (int a : fast_axes) {
-      const Impl::Check check = checks[a][idx[a]];
-      if (check == Impl::Check::kInvalid) return FailRow(errors[a][idx[a]], row);
-      unknown |= check == Impl::Check::kUnknown;
+    for (int a : plan_.fast_axes) {
+      const Check check = plan_.checks[a][idx[a]];
+      if (check == Check::kInvalid) return FailRow(plan_.errors[a][idx[a]], row);
+      unknown |= check == Check::kUnknown;
     }
-    if (unknown) return s.SolveSlow(p, row);
+    if (unknown) return s_.SolveSlow(p, row);
     int64_t combo = 0;
-    for (int a : slow_axes) combo = combo * sizes[a] + idx[a];
-    Entry* entry = nullptr;
-    for (Entry& e : *cache) {
-      if (e.combo == combo) entry = &e;
-    }
-    if (entry == nullptr) {
-      if (cache->size() < kCacheEntries) {
-        entry = &cache->emplace_back();
-      } else {
-        entry = &(*cache)[*evict];
-        *evict = (*evict + 1) % kCacheEntries;
-        *entry = Entry();
-      }
-      entry->combo = combo;
-      auto request = s.RequestFor(p, /*all=*/false, &stand_in);
-      entry->model = request.ok() ? BuildModel(*request) : request.status();
-    }
-    if (!entry->model.ok()) return FailRow(entry->model.status(), row);
-    Model& model = *entry->model;
-    for (int a : fast_axes) Patch(s.fast[a], s.axes[a].values[idx[a]], &model);
-    const int64_t at = idx[inner];
-    int64_t guess = entry->last;
-    if (entry->last_at == at - 1 && entry->before_at == at - 2) {
-      const double g = static_cast<double>(entry->last) +
-                       static_cast<double>(entry->last - entry->before) * ratio[at];
+    for (int a : plan_.slow_axes) combo = combo * plan_.sizes[a] + idx[a];
+    Entry& entry = EntryFor(combo, p);
+    if (!entry.model.ok()) return FailRow(entry.model.status(), row);
+    Model& model = *entry.model;
+    for (int a : plan_.fast_axes) Patch(s_.fast[a], s_.axes[a].values[idx[a]], &model);
+    const int64_t at = idx[plan_.inner];
+    int64_t guess = entry.last;
+    if (entry.last_at == at - 1 && entry.before_at == at - 2) {
+      const double g = static_cast<double>(entry.last) +
+                       static_cast<double>(entry.last - entry.before) * plan_.ratio[at];
       guess = g >= 0 && g < 1e15 ? static_cast<int64_t>(g + 0.5) : -1;  // also NaN
     }
-    absl::Status solved = SolveInto(model, guess, solution);
+    absl::Status solved = SolveInto(model, guess, &solution_);
     if (!solved.ok()) return FailRow(std::move(solved), row);
-    FillRow(*solution, row);
-    entry->before = entry->last;
-    entry->before_at = entry->last_at;
-    entry->last = solution->servers;
-    entry->last_at = at;
-  };
+    FillRow(solution_, row);
+    entry.before = entry.last;
+    entry.before_at = entry.last_at;
+    entry.last = solution_.servers;
+    entry.last_at = at;
+  }
 
-  auto solve_chunk = [&](int64_t first, int64_t end, SweepRow* rows) {
-    std::vector<Entry> cache;
-    cache.reserve(kCacheEntries);
-    size_t evict = 0;
-    Solution solution;
-    std::vector<int64_t> idx(n_axes);
-    for (size_t a = 0; a < n_axes; ++a) idx[a] = s.IndexAlong(first, static_cast<int>(a));
-    for (int64_t p = first; p < end; ++p) {
-      solve_point(p, idx, &cache, &evict, &solution, &rows[p - first]);
-      // The next point: the last axis moves fastest.
-      for (int a = static_cast<int>(n_axes) - 1; a >= 0; --a) {
-        if (++idx[a] < sizes[a]) break;
-        idx[a] = 0;
-      }
-    }
-  };
+  const Impl& s_;
+  const RunPlan& plan_;
+  std::vector<Entry> cache_;
+  size_t evict_ = 0;
+  Solution solution_;
+};
 
+absl::Status Sweep::Run(
+    const SweepOptions& options,
+    absl::FunctionRef<absl::Status(int64_t, absl::Span<const SweepRow>)> consume) const {
+  const Impl& s = *impl_;
+  std::unique_ptr<ThreadPool> own_pool;
+  if (options.pool == nullptr) own_pool = std::make_unique<ThreadPool>(options.threads);
+  ThreadPool& pool = options.pool != nullptr ? *options.pool : *own_pool;
+  DCPLAN_RETURN_IF_ERROR(pool.status());
+  const Impl::RunPlan plan = s.PlanRun(options.patch_models, pool);
+
+  // Blocks of points in grid order; each block in chunks on every thread, a fresh ChunkSolver
+  // (models and guesses) per chunk.
   const int64_t block = std::max<int64_t>(1, options.block_points);
   const int64_t chunk = std::max<int64_t>(256, block / (16 * pool.size()));
   std::vector<SweepRow> rows(static_cast<size_t>(std::min(block, s.size)));
   for (int64_t first = 0; first < s.size; first += block) {
     const int64_t n = std::min(block, s.size - first);
     pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
-      solve_chunk(first + b, first + e, rows.data() + b);
+      Impl::ChunkSolver(s, plan).Solve(first + b, first + e, rows.data() + b);
     });
     DCPLAN_RETURN_IF_ERROR(consume(first, absl::MakeConstSpan(rows.data(), n)));
   }
