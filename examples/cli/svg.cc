@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "units/si_prefix.h"
 
 namespace dcplan::cli {
 namespace {
@@ -169,16 +172,9 @@ std::string TickLabel(double v) {
 }
 
 std::pair<double, std::string> SiPrefix(double max) {
-  std::pair<double, std::string> best = {1.0, ""};
-  for (const auto& [scale, prefix] : {std::pair<double, const char*>{1e3, "k"},
-                                      {1e6, "M"},
-                                      {1e9, "G"},
-                                      {1e12, "T"},
-                                      {1e15, "P"},
-                                      {1e18, "E"}}) {
-    if (max >= scale) best = {scale, prefix};
-  }
-  return best;
+  const std::optional<units::SiPrefix> p = units::LargestSiPrefixUpTo(max);
+  if (!p.has_value()) return {1.0, ""};
+  return {p->factor, std::string(1, p->letter)};
 }
 
 // Where one panel sits and how its values map to pixels.
