@@ -26,10 +26,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_matchers.h"
 #include "base/test_files.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 
 namespace dcplan {
 namespace {

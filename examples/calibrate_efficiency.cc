@@ -8,7 +8,7 @@
 // The runs are tests/data/measured_training_runs.csv (shape, batch, published parallelism, achieved
 // FLOP/s and the FLOP convention) and tests/data/measured_training_runs_setup.csv (micro-batch,
 // interleaving, recomputation, framework features, hardware figures). The fit
-// (planner/calibration.h) chooses kernel_efficiency, gemm_knee_flops_per_byte,
+// (planner/workload/calibration.h) chooses kernel_efficiency, gemm_knee_flops_per_byte,
 // scale_up_bandwidth_efficiency, scale_out_bandwidth_efficiency and memory_bound_factor (per GPU
 // type, FitBounds says which are held) by Nelder-Mead inside physical bounds,
 // minimizing the RMS error in MFU points; gradient_sync_overlap, the latencies and
@@ -28,8 +28,8 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "planner/calibration.h"
-#include "planner/workload_model.h"
+#include "planner/workload/calibration.h"
+#include "planner/workload/workload_model.h"
 #include "units/units.h"
 
 ABSL_FLAG(std::string, csv, "tests/data/measured_training_runs.csv",

@@ -17,6 +17,7 @@
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "examples/cli/commands.h"
@@ -26,7 +27,7 @@ namespace {
 
 struct Command {
   const char* name;
-  int (*run)();
+  absl::Status (*run)();
   const char* summary;
   const char* usage;
 };
@@ -185,5 +186,6 @@ int main(int argc, char** argv) {
   }
   const Command* c = Find(positional[1]);
   if (c == nullptr) return UnknownCommand(positional[1]);
-  return c->run();
+  const absl::Status status = c->run();
+  return status.ok() ? 0 : dcplan::cli::Fail(status);
 }

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
+#include "base/numbers.h"
+
 namespace dcplan {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
 
 inline double D(int64_t v) { return static_cast<double>(v); }
 
@@ -109,6 +109,8 @@ void AddCost(const Model& m, ClusterEval* out) {
   const units::Money building = e.facility_capex + e.site_fixed_capex;
   e.it_capital_rate = e.it_capex * m.costs.it_charge_rate;
   e.facility_capital_rate = building * m.costs.facility_charge_rate;
+  e.capex =
+      e.servers_capex + e.racks_capex + e.network_capex + e.facility_capex + e.site_fixed_capex;
 
   // Opex: the average draw under load at the meter, at the annual PUE.
   e.average_facility_power = e.measured_it_power * m.costs.average_utilization * m.site.annual_pue;

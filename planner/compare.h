@@ -1,14 +1,14 @@
 // File: planner/compare.h
 //
-// Comparing hardware side by side: the same caps solved for several requests (presets or files), ranked
-// by realized compute (ties: lower TCO first). Each plan is exactly what SolvePlan gives for that request
-// alone, so `dcplan compare` and `dcplan fit` always agree.
+// Comparing hardware side by side: the same caps solved for several requests (presets or files),
+// ranked by realized compute (ties: lower TCO first). Each plan is exactly what SolvePlan gives for
+// that request alone, so `dcplan compare` and `dcplan fit` always agree.
 //
 // Example:
-//   std::vector<PlanRequest> requests = {LoadPreset("h100-dgx").value(), LoadPreset("b200-dgx").value()};
-//   for (PlanRequest& r : requests) r.mutable_constraints()->set_power_cap_watts(100e6);
-//   DCPLAN_ASSIGN_OR_RETURN(Comparison c, Compare(requests));
-//   c.plans(0).name();   // the preset realizing the most FLOP/s under 100 MW
+//   std::vector<PlanRequest> requests = {LoadPreset("h100-dgx").value(),
+//   LoadPreset("b200-dgx").value()}; for (PlanRequest& r : requests)
+//   r.mutable_constraints()->set_power_cap_watts(100e6); DCPLAN_ASSIGN_OR_RETURN(Comparison c,
+//   Compare(requests)); c.plans(0).name();   // the preset realizing the most FLOP/s under 100 MW
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -18,8 +18,8 @@
 
 namespace dcplan {
 
-// Solves every request and ranks the plans, best first. An error names the request (its name, or its
-// index when unnamed) that failed.
+// Solves every request and ranks the plans, best first. An error names the request (its name, or
+// its index when unnamed) that failed.
 absl::StatusOr<Comparison> Compare(absl::Span<const PlanRequest> requests);
 
 }  // namespace dcplan

@@ -1,9 +1,9 @@
 #include "planner/compare.h"
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
 
 namespace dcplan {

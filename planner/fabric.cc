@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/numbers.h"
+
 namespace dcplan {
 namespace {
-int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
-
 // Links a top-of-rack leaf that serves `ports` (<= d) NICs sends up: its share of the u uplinks.
 int64_t LeafUplinks(int64_t ports, int64_t d, int64_t u) { return CeilDiv(ports * u, d); }
 

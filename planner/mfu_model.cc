@@ -32,8 +32,8 @@ std::string LogLinearMfuModel::Describe() const {
 }
 
 std::vector<double> LogLinearMfuModel::RealizedComputeCandidates() const {
-  // d/dG [G (a - b log2 G)] = a - b log2 G - b / ln 2 = 0  =>  log2 G = a/b - 1/ln 2. Past the point where
-  // the curve meets its floor, G x floor grows again, so that point is a candidate too.
+  // d/dG [G (a - b log2 G)] = a - b log2 G - b / ln 2 = 0  =>  log2 G = a/b - 1/ln 2. Past the
+  // point where the curve meets its floor, G x floor grows again, so that point is a candidate too.
   std::vector<double> out;
   if (slope_ > 0) {
     out.push_back(std::exp2(intercept_ / slope_ - 1.0 / kLn2));
@@ -66,8 +66,8 @@ Ratio TableMfuModel::MfuAt(int64_t gpus) const {
 std::string TableMfuModel::Describe() const {
   std::string s = absl::StrCat("table: ", points_.size(), " points interpolated in log2(G) (");
   for (size_t i = 0; i < points_.size(); ++i) {
-    absl::StrAppend(&s, i ? ", " : "", absl::StrFormat("%g GPUs %.1f%%", points_[i].gpus,
-                                                       100.0 * points_[i].mfu));
+    absl::StrAppend(&s, i ? ", " : "",
+                    absl::StrFormat("%g GPUs %.1f%%", points_[i].gpus, 100.0 * points_[i].mfu));
   }
   return absl::StrCat(s, ")");
 }

@@ -1,16 +1,19 @@
 // File: planner/mfu_model.h
 //
-// Efficiency models: how much of its peak rate a cluster of G GPUs realizes (model FLOPs utilization).
-// They are values behind one small interface, so the seed's curve, a measured table and a constant plug
-// into the same solver:
-//   - LogLinearMfuModel: MFU(G) = a - b log2(G), floored (the chapter's toy model, a = 0.62, b = 0.02).
-//   - TableMfuModel:     measured (G, MFU) points, interpolated linearly in log2(G), constant beyond the ends.
+// Efficiency models: how much of its peak rate a cluster of G GPUs realizes (model FLOPs
+// utilization). They are values behind one small interface, so the seed's curve, a measured table
+// and a constant plug into the same solver:
+//   - LogLinearMfuModel: MFU(G) = a - b log2(G), floored (the chapter's toy model, a = 0.62, b =
+//   0.02).
+//   - TableMfuModel:     measured (G, MFU) points, interpolated linearly in log2(G), constant
+//   beyond the ends.
 //   - ConstantMfuModel:  the same MFU at every size.
 // Realized compute = GPUs x peak per GPU x MFU(GPUs).
 //
 // Example:
-//   DCPLAN_ASSIGN_OR_RETURN(std::shared_ptr<const MfuModel> mfu, MakeMfuModel(request.efficiency()));
-//   units::Ratio m = mfu->MfuAt(32768);   // 0.32 for the seed curve
+//   DCPLAN_ASSIGN_OR_RETURN(std::shared_ptr<const MfuModel> mfu,
+//   MakeMfuModel(request.efficiency())); units::Ratio m = mfu->MfuAt(32768);   // 0.32 for the seed
+//   curve
 #pragma once
 
 #include <cstdint>
@@ -33,9 +36,9 @@ class MfuModel {
   virtual units::Ratio MfuAt(int64_t gpus) const = 0;
   // A one-line description for people, e.g. "log_linear: 0.62 - 0.02 log2(G), floor 0.01".
   virtual std::string Describe() const = 0;
-  // GPU counts (ascending) at which G x MFU(G) may have a local maximum besides the ends of a range:
-  // breakpoints and stationary points of the curve. The solver checks them when it maximizes realized
-  // compute, which need not grow with G.
+  // GPU counts (ascending) at which G x MFU(G) may have a local maximum besides the ends of a
+  // range: breakpoints and stationary points of the curve. The solver checks them when it maximizes
+  // realized compute, which need not grow with G.
   virtual std::vector<double> RealizedComputeCandidates() const = 0;
 };
 

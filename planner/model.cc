@@ -6,9 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "planner/defaults.h"
 #include "planner/fabric.h"
-#include "planner/status_macros.h"
 #include "planner/validate.h"
 #include "planner/workload_mfu.h"
 

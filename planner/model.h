@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "planner/fabric.h"
 #include "planner/mfu_model.h"
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 #include "proto/request.pb.h"
 #include "units/units.h"
 

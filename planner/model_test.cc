@@ -1,8 +1,8 @@
 #include "planner/model.h"
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
 
 namespace dcplan {

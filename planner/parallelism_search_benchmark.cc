@@ -7,9 +7,9 @@
 
 #include "benchmark/benchmark.h"
 #include "google/protobuf/text_format.h"
-#include "planner/parallelism_search.h"
 #include "planner/presets/presets.h"
-#include "planner/workload_model.h"
+#include "planner/workload/parallelism_search.h"
+#include "planner/workload/workload_model.h"
 
 namespace dcplan {
 namespace {

@@ -1,8 +1,8 @@
 // File: planner/plan.h
 //
-// From the typed world back to the schema: a Solution (or one evaluated cluster) becomes a Plan (or a
-// ScaleRow), with every quantity written in the unit its field names. This is the only place, besides
-// BuildModel, where the planner converts between quantities and raw numbers.
+// From the typed world back to the schema: a Solution (or one evaluated cluster) becomes a Plan (or
+// a ScaleRow), with every quantity written in the unit its field names. This is the only place,
+// besides BuildModel, where the planner converts between quantities and raw numbers.
 //
 // Example:
 //   Plan plan = ToPlan(model, solution);

@@ -6,12 +6,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "base/thread_pool.h"
 #include "planner/cluster.h"
 #include "planner/model.h"
 #include "planner/plan.h"
 #include "planner/solver.h"
-#include "planner/status_macros.h"
-#include "planner/thread_pool.h"
 #include "planner/training.h"
 
 namespace dcplan {

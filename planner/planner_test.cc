@@ -4,11 +4,11 @@
 #include <cmath>
 #include <vector>
 
+#include "base/status_matchers.h"
+#include "base/thread_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
-#include "planner/thread_pool.h"
 
 namespace dcplan {
 namespace {

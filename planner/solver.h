@@ -1,16 +1,17 @@
 // File: planner/solver.h
 //
-// The solver: the largest cluster, in whole servers, that satisfies every cap of a model: the power cap
-// (at the facility meter, on IT power, or the substation's capacity), the substation whenever it is
-// rated, the building count, the GPU count and the budget (on capex or on TCO). Every capped quantity is
-// non-decreasing in the server count, so the answer is found by bisection between 0 and an upper bound
-// (each cap divided by what one server at least adds to it): O(log n) evaluations of O(1) each, no
-// allocation. The result is exact: it fits every cap and one more server breaks at least one, which the
-// solution names as the binding constraint, with the headroom left under every other cap.
+// The solver: the largest cluster, in whole servers, that satisfies every cap of a model: the power
+// cap (at the facility meter, on IT power, or the substation's capacity), the substation whenever
+// it is rated, the building count, the GPU count and the budget (on capex or on TCO). Every capped
+// quantity is non-decreasing in the server count, so the answer is found by bisection between 0 and
+// an upper bound (each cap divided by what one server at least adds to it): O(log n) evaluations of
+// O(1) each, no allocation. The result is exact: it fits every cap and one more server breaks at
+// least one, which the solution names as the binding constraint, with the headroom left under every
+// other cap.
 //
-// With the objective MAX_REALIZED_COMPUTE the solver then picks, among the feasible sizes, the one with
-// the most realized FLOP/s: the largest, unless the efficiency curve falls faster than 1/G, in which
-// case the candidates the efficiency model names are checked too.
+// With the objective MAX_REALIZED_COMPUTE the solver then picks, among the feasible sizes, the one
+// with the most realized FLOP/s: the largest, unless the efficiency curve falls faster than 1/G, in
+// which case the candidates the efficiency model names are checked too.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
@@ -47,8 +48,8 @@ enum CapBit : uint32_t {
 // The caps `eval` breaks under `model`, as CapBit flags (0 = feasible).
 uint32_t BrokenCaps(const Model& model, const ClusterEval& eval);
 
-// The first cap in `broken` (in the order facility power, IT power, substation, budget, buildings, GPUs,
-// fabric, size limit) as the plan's enum.
+// The first cap in `broken` (in the order facility power, IT power, substation, budget, buildings,
+// GPUs, fabric, size limit) as the plan's enum.
 BindingConstraint FirstBrokenCap(uint32_t broken);
 
 // What is left under each cap the model sets.
@@ -81,14 +82,14 @@ struct Solution {
 // Headroom of `eval` under every cap of `model`.
 CapHeadroom HeadroomOf(const Model& model, const ClusterEval& eval);
 
-// Solves `model`. FailedPrecondition when the model sets no cap (the largest cluster would be unbounded)
-// or only a budget while nothing has a price. A cap smaller than one server is not an error: the
-// solution has zero GPUs and names the cap.
+// Solves `model`. FailedPrecondition when the model sets no cap (the largest cluster would be
+// unbounded) or only a budget while nothing has a price. A cap smaller than one server is not an
+// error: the solution has zero GPUs and names the cap.
 absl::StatusOr<Solution> Solve(const Model& model);
 
-// The same, with the search starting at `guess_servers` (e.g. the answer for a neighbouring request in
-// a sweep). The answer does not depend on the guess; a good one saves a probe or two, a bad one (or
-// -1, none) costs nothing but time.
+// The same, with the search starting at `guess_servers` (e.g. the answer for a neighbouring request
+// in a sweep). The answer does not depend on the guess; a good one saves a probe or two, a bad one
+// (or -1, none) costs nothing but time.
 absl::StatusOr<Solution> Solve(const Model& model, int64_t guess_servers);
 
 // The same, written into `*solution` (every field of it), for loops that solve many models (a

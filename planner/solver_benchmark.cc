@@ -32,12 +32,22 @@ const char kH100[] = R"pb(
     server { gpus_per_server: 8 overhead_watts: 4600 non_gpu_price_usd: 100000 }
     rack { max_servers_per_rack: 4 power_limit_watts: 41000 price_usd: 50000 }
     pod { racks_per_pod: 8 }
-    network { nics_per_gpu: 1 port_bits_per_second: 4e11 switch_radix: 64 switch_power_watts: 1500
-              switch_price_usd: 30000 optic_power_watts: 15 optic_price_usd: 1000 }
+    network {
+      nics_per_gpu: 1
+      port_bits_per_second: 4e11
+      switch_radix: 64
+      switch_power_watts: 1500
+      switch_price_usd: 30000
+      optic_power_watts: 15
+      optic_price_usd: 1000
+    }
   }
-  site { pue: 1.3 building { critical_it_power_watts: 50e6 } max_buildings: 4
-         substation { transformer_rating_va: 150e6 transformer_count: 3
-                      redundancy: REDUNDANCY_N_PLUS_1 } }
+  site {
+    pue: 1.3
+    building { critical_it_power_watts: 50e6 }
+    max_buildings: 4
+    substation { transformer_rating_va: 150e6 transformer_count: 3 redundancy: REDUNDANCY_N_PLUS_1 }
+  }
   costs { facility_usd_per_it_watt: 11 electricity_usd_per_kwh: 0.08 }
   constraints { power_cap_watts: 100e6 budget_usd: 5e9 budget_on: BUDGET_ON_TCO })pb";
 
@@ -86,8 +96,15 @@ void BM_SolveH100PowerCapWithGuess(benchmark::State& state) {
       server { gpus_per_server: 8 overhead_watts: 4600 non_gpu_price_usd: 75000 }
       rack { max_servers_per_rack: 4 power_limit_watts: 41000 overhead_watts: 150 price_usd: 15000 }
       pod { racks_per_pod: 8 }
-      network { nics_per_gpu: 1 port_bits_per_second: 4e11 switch_radix: 64 switch_power_watts: 750
-                switch_price_usd: 30000 optic_power_watts: 8.5 optic_price_usd: 750 }
+      network {
+        nics_per_gpu: 1
+        port_bits_per_second: 4e11
+        switch_radix: 64
+        switch_power_watts: 750
+        switch_price_usd: 30000
+        optic_power_watts: 8.5
+        optic_price_usd: 750
+      }
     }
     site { pue: 1.44 }
     constraints { power_cap_watts: 50e6 })pb");

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
 
 namespace dcplan {

@@ -1,18 +1,19 @@
 // File: planner/test_requests.h
 //
-// Requests shared by the planner's tests, as text protos, independent of the compiled-in presets so that
-// a change to a preset cannot silently change what a test checks.
+// Requests shared by the planner's tests, as text protos, independent of the compiled-in presets so
+// that a change to a preset cannot silently change what a test checks.
 //   - kSeedRequest: the chapter's toy model (1 PFLOP/s and 1.4 kW all-in per GPU, 8 GPUs a server,
 //     PUE 1, MFU = 0.62 - 0.02 log2 G), no caps.
-//   - kH100LikeRequest: a DGX H100-class server (8 x 700 W + 4,600 W = 10.2 kW), 4 servers a rack under
+//   - kH100LikeRequest: a DGX H100-class server (8 x 700 W + 4,600 W = 10.2 kW), 4 servers a rack
+//   under
 //     a 41 kW limit, pods of 8 racks, a radix-64 fat tree with one 400 Gb/s NIC per GPU, PUE 1.3.
 #pragma once
 
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "gtest/gtest.h"
 #include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
 #include "proto/request.pb.h"
 
 namespace dcplan::testing {

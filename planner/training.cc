@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "planner/status_macros.h"
+#include "base/status_macros.h"
 
 namespace dcplan {
 

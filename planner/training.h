@@ -15,8 +15,8 @@
 
 #include "absl/status/statusor.h"
 #include "planner/model.h"
-#include "planner/parallelism_search.h"
-#include "planner/workload_model.h"
+#include "planner/workload/parallelism_search.h"
+#include "planner/workload/workload_model.h"
 #include "proto/training.pb.h"
 
 namespace dcplan {

@@ -6,7 +6,7 @@
 
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 #include "units/units.h"
 
 namespace dcplan {

@@ -15,9 +15,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/status_macros.h"
 #include "planner/defaults.h"
-#include "planner/status_macros.h"
-#include "planner/workload_validate.h"
+#include "planner/workload/workload_validate.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {

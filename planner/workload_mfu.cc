@@ -2,7 +2,7 @@
 #include "planner/workload_mfu.h"
 
 #include "absl/strings/str_format.h"
-#include "planner/parallelism_search.h"
+#include "planner/workload/parallelism_search.h"
 
 namespace dcplan {
 namespace {

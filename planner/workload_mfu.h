@@ -2,14 +2,14 @@
 //
 // The workload efficiency model behind the MfuModel interface (planner/mfu_model.h), so `fit`,
 // `scale` and `compare` use it like the seed's curve: MFU(G) is the MFU of the best parallel
-// configuration of the workload on G GPUs (planner/parallelism_search.h), in the PaLM convention,
+// configuration of the workload on G GPUs (workload/parallelism_search.h), in the PaLM convention,
 // over all G GPUs (a split that leaves GPUs idle pays for them). A cluster the workload fits on in
 // no configuration has MFU 0: it cannot train the job at all.
 //
 // The workload's fixed tp, pp, micro-batch, virtual stages and recomputation are kept; its dp is
 // not, since the cluster size sets it. Results are cached per size (the solver and `scale` ask for
-// a few sizes, each costing one search of ~10^4 to 10^5 configurations), behind a mutex, so the model
-// stays thread-safe.
+// a few sizes, each costing one search of ~10^4 to 10^5 configurations), behind a mutex, so the
+// model stays thread-safe.
 //
 // Example:
 //   TrainingHardware hw = BuildTrainingHardware(request.hardware());
@@ -25,7 +25,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "planner/mfu_model.h"
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 #include "units/units.h"
 
 namespace dcplan {

@@ -3,13 +3,13 @@
 
 #include <string>
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/parallelism_search.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
-#include "planner/status_matchers.h"
+#include "planner/workload/parallelism_search.h"
 #include "proto/plan.pb.h"
 #include "units/units.h"
 

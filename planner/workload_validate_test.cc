@@ -1,15 +1,15 @@
 // Tests of the Workload and EfficiencyCalibration validator: each requirement in
 // proto/workload.proto gives an error naming the field and the value; a request with a workload is
 // checked through ValidateRequest.
-#include "planner/workload_validate.h"
+#include "planner/workload/workload_validate.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
 #include "planner/validate.h"
 

@@ -20,13 +20,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_matchers.h"
 #include "base/test_files.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "proto/plan.pb.h"
 #include "proto/request.pb.h"
 

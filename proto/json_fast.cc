@@ -3,7 +3,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -11,6 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/json.h"
 #include "google/protobuf/descriptor.h"
 
 namespace dcplan {
@@ -50,48 +50,6 @@ void AppendDouble(double v, std::string* out) {
     printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
   }
   out->append(buffer, static_cast<size_t>(printed.ptr - buffer));
-}
-
-// ASCII text escaped as protobuf's JSON printer escapes it; false for non-ASCII text.
-bool AppendString(const std::string& s, std::string* out) {
-  out->push_back('"');
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x80) return false;
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      case '\f':
-        out->append("\\f");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20 || c == '<' || c == '>' || c == 0x7f) {
-          char u[8];
-          std::snprintf(u, sizeof(u), "\\u%04x", c);
-          out->append(u);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-  return true;
 }
 
 class Printer {
@@ -205,7 +163,7 @@ class Printer {
         std::string scratch;
         const std::string& s = rep ? r->GetRepeatedStringReference(m, f, index, &scratch)
                                    : r->GetStringReference(m, f, &scratch);
-        return AppendString(s, out_);
+        return AppendProtobufJsonString(s, out_);
       }
       default:  // float
         return false;

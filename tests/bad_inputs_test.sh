@@ -89,16 +89,16 @@ bad "max_buildings without a building limit, beside a power cap" 1 'dcplan: --ma
 big=(--vary=gpus=1:1e8:1 --vary=max_buildings=1:1e8:1 --vary=hardware.server.gpus_per_server=1:1e8:1
   --vary=hardware.rack.max_servers_per_rack=1:1e8:1 --vary=pue=1:1e8:1)
 start=$(date +%s%N)
-bad "a grid of 10^40 points" 1 'dcplan: the grid has 1e+40 points (100000000 x 100000000 x 100000000 x 100000000 x 100000000); a sweep may have at most 1000000000: take fewer values along an axis' sweep --preset=seed "${big[@]}"
+bad "a grid of 10^40 points" 1 'dcplan: --vary: the grid has 1e+40 points (100000000 x 100000000 x 100000000 x 100000000 x 100000000); a sweep may have at most 1000000000: take fewer values along an axis' sweep --preset=seed "${big[@]}"
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "a grid of 10^40 points refused in $ms ms"
 [[ $ms -lt 2000 ]] || fail "refusing 10^40 points took $ms ms"
-bad "one axis of 10^40 values" 1 'dcplan: --vary=power=1W:1e40W:1W: 1e+40 values; an axis may have at most 100000000' sweep --preset=seed --vary=power=1W:1e40W:1W
-bad "two axes just over the limit" 1 'dcplan: the grid has 1001000000 points (1001 x 1000000); a sweep may have at most 1000000000: take fewer values along an axis' sweep --preset=seed --vary=pue=1:2:0.001 --vary=power=1W:1000000W:1W
-bad "a fraction for a whole-number axis" 1 'dcplan: --vary=max_gpus=1,1.5: max_gpus takes whole numbers, got 1.5' sweep --preset=seed --power=1MW --vary=max_gpus=1,1.5
-bad "a fractional step on a whole-number axis" 1 'dcplan: --vary=hardware.server.gpus_per_server=4:10:2.5: gpus_per_server takes whole numbers, got 2.5' sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4:10:2.5
-bad "more log points than whole numbers" 1 'dcplan: --vary=gpus=1:4:log10: 10 log-spaced points repeat values (whole numbers); use fewer points or a wider range' sweep --preset=seed --power=1MW --vary=gpus=1:4:log10
-bad "a step finer than a double" 1 'dcplan: --vary=pue=1:1.000000000000001:1e-17: the step 1e-17 is too small for a double to tell the values apart' sweep --preset=seed --power=1MW --vary=pue=1:1.000000000000001:1e-17
+bad "one axis of 10^40 values" 1 'dcplan: --vary: axis "power=1W:1e40W:1W": 1e+40 values; an axis may have at most 100000000' sweep --preset=seed --vary=power=1W:1e40W:1W
+bad "two axes just over the limit" 1 'dcplan: --vary: the grid has 1001000000 points (1001 x 1000000); a sweep may have at most 1000000000: take fewer values along an axis' sweep --preset=seed --vary=pue=1:2:0.001 --vary=power=1W:1000000W:1W
+bad "a fraction for a whole-number axis" 1 'dcplan: --vary: axis "max_gpus=1,1.5": max_gpus takes whole numbers, got 1.5' sweep --preset=seed --power=1MW --vary=max_gpus=1,1.5
+bad "a fractional step on a whole-number axis" 1 'dcplan: --vary: axis "hardware.server.gpus_per_server=4:10:2.5": gpus_per_server takes whole numbers, got 2.5' sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4:10:2.5
+bad "more log points than whole numbers" 1 'dcplan: --vary: axis "gpus=1:4:log10": 10 log-spaced points repeat values (whole numbers); use fewer points or a wider range' sweep --preset=seed --power=1MW --vary=gpus=1:4:log10
+bad "a step finer than a double" 1 'dcplan: --vary: axis "pue=1:1.000000000000001:1e-17": the step 1e-17 is too small for a double to tell the values apart' sweep --preset=seed --power=1MW --vary=pue=1:1.000000000000001:1e-17
 # A fine step that 12 significant digits would collapse prints every value distinctly instead.
 got=$("$DCPLAN" sweep --preset=seed --power=1MW --vary=pue=1:1.0000000001:1e-11 2>/dev/null | tail -n +2 | cut -d, -f1 | sort -u | wc -l)
 check "a fine linear step keeps 11 distinct values" 11 "$got"
@@ -134,7 +134,7 @@ check "--request=- --in_format=text reads standard input" 32784 "$got"
 long=$(printf 'x%.0s' $(seq 300))
 bad "a long preset name is clipped" 1 "dcplan: unknown preset \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed" fit --preset="$long"
 bad "a long flag value is clipped" 1 "dcplan: --pue: expected a number, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"" fit --pue="$long"
-bad "a long --vary is clipped" 1 "dcplan: --vary=pue=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,[... 2405 bytes ...],1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,x: expected a count such as 16M, got \"x\"" sweep --preset=seed --power=1MW --vary="pue=$(printf '1,%.0s' $(seq 1200))x"
+bad "a long --vary is clipped" 1 "dcplan: --vary: axis \"pue=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,[... 2405 bytes ...],1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,x\": expected a count such as 16M, got \"x\"" sweep --preset=seed --power=1MW --vary="pue=$(printf '1,%.0s' $(seq 1200))x"
 # Control characters from a file or the command line are printed escaped, never acted on.
 { printf 'name: "evil\\033[31mred\\nline2\\302\\233x"\n'; grep -v '^name' "$SEED"; } >"$T/evil.textproto"
 check "a name with control characters, escaped" 'plan: evil\x1b[31mred\nline2\u009bx' "$("$DCPLAN" fit --request="$T/evil.textproto" | head -1)"

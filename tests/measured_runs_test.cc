@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/calibration.h"
-#include "planner/parallelism_search.h"
 #include "planner/presets/presets.h"
-#include "planner/status_matchers.h"
-#include "planner/workload_model.h"
+#include "planner/workload/calibration.h"
+#include "planner/workload/parallelism_search.h"
+#include "planner/workload/workload_model.h"
 #include "units/units.h"
 
 namespace dcplan {

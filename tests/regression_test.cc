@@ -9,11 +9,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
-#include "planner/status_matchers.h"
 #include "proto/io.h"
 #include "tests/plan_invariants.h"
 #include "units/format.h"

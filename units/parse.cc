@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "units/si_prefix.h"
 
 namespace dcplan::units {
 namespace {
@@ -106,24 +107,7 @@ std::optional<Scanned> ScanNumber(absl::string_view text, bool allow_dollar) {
 // The factor of an SI prefix letter, if it is one of `allowed`.
 std::optional<double> SiPrefix(char c, absl::string_view allowed) {
   if (allowed.find(c) == absl::string_view::npos) return std::nullopt;
-  switch (c) {
-    case 'm':
-      return 1e-3;
-    case 'k':
-      return 1e3;
-    case 'M':
-      return 1e6;
-    case 'G':
-      return 1e9;
-    case 'T':
-      return 1e12;
-    case 'P':
-      return 1e15;
-    case 'E':
-      return 1e18;
-    default:
-      return std::nullopt;
-  }
+  return SiPrefixFactor(c);
 }
 
 // `unit` is `symbol` or one allowed prefix letter followed by `symbol`: returns the prefix factor.

@@ -2,16 +2,17 @@
 //
 // The dimension-safe quantity types every dcplan package uses, built on Boost.Units.
 //
-// One unit system (`dcplan::units::system`) is made of the SI base units (metre, kilogram, second, ampere,
-// kelvin, mole, candela) plus three base dimensions of our own: money (the US dollar), floating-point
-// operations (the FLOP) and information (the byte). Building ONE system from all of them, instead of a
-// second system beside SI, keeps derived units such as USD/kWh or FLOP/s homogeneous, so they cancel and
-// compare (boostorg/units PR #24).
+// One unit system (`dcplan::units::system`) is made of the SI base units (metre, kilogram, second,
+// ampere, kelvin, mole, candela) plus three base dimensions of our own: money (the US dollar),
+// floating-point operations (the FLOP) and information (the byte). Building ONE system from all of
+// them, instead of a second system beside SI, keeps derived units such as USD/kWh or FLOP/s
+// homogeneous, so they cancel and compare (boostorg/units PR #24).
 //
-// Internally every quantity is stored in the coherent unit of the system: watts, joules, seconds, US
-// dollars, FLOP, FLOP/s, USD per joule, USD per watt, bytes per second. A number enters or leaves the typed
-// world only through the named helpers below (`Watts(1400.0)`, `InMegawatts(p)`), so the unit is always
-// written at the call site; `.value()` is used nowhere outside this header and units/format.
+// Internally every quantity is stored in the coherent unit of the system: watts, joules, seconds,
+// US dollars, FLOP, FLOP/s, USD per joule, USD per watt, bytes per second. A number enters or
+// leaves the typed world only through the named helpers below (`Watts(1400.0)`, `InMegawatts(p)`),
+// so the unit is always written at the call site; `.value()` is used nowhere outside this header
+// and units/format.
 //
 // Example:
 //   using namespace dcplan::units;
@@ -43,7 +44,8 @@
 namespace dcplan::units {
 
 // ---------------------------------------------------------------------------------------------------
-// Base dimensions and base units of our own. Ordinals must be unique and POSITIVE (Boost's are negative).
+// Base dimensions and base units of our own. Ordinals must be unique and POSITIVE (Boost's are
+// negative).
 // ---------------------------------------------------------------------------------------------------
 struct money_base_dimension : boost::units::base_dimension<money_base_dimension, 1> {};
 struct flop_base_dimension : boost::units::base_dimension<flop_base_dimension, 2> {};
@@ -92,12 +94,11 @@ using compute_rate_unit = boost::units::unit<compute_rate_dimension, system>;   
 using data_unit = boost::units::unit<information_dimension, system>;             // B
 using data_rate_unit = boost::units::unit<data_rate_dimension, system>;          // B/s
 using dimensionless_unit = boost::units::unit<boost::units::dimensionless_type, system>;
-// Prices: money divided by something. Expressed through Boost's arithmetic on units so they are exactly
-// the types that `Money / Energy` and `Money / Power` produce.
+// Prices: money divided by something. Expressed through Boost's arithmetic on units so they are
+// exactly the types that `Money / Energy` and `Money / Power` produce.
 using money_per_energy_unit =
-    decltype(money_unit() / energy_unit());  // USD/J (USD/kWh at the edges)
-using money_per_power_unit =
-    decltype(money_unit() / power_unit());  // USD/W (USD/MW at the edges)
+    decltype(money_unit() / energy_unit());                          // USD/J (USD/kWh at the edges)
+using money_per_power_unit = decltype(money_unit() / power_unit());  // USD/W (USD/MW at the edges)
 using money_per_time_unit = decltype(money_unit() / time_unit());  // USD/s (USD/year at the edges)
 // Arithmetic intensity of a kernel: FLOPs per byte moved.
 using flops_per_byte_unit = decltype(compute_unit() / data_unit());  // FLOP/B

@@ -11,7 +11,8 @@ namespace {
 template <typename A, typename B, typename = void>
 struct CanAdd : std::false_type {};
 template <typename A, typename B>
-struct CanAdd<A, B, std::void_t<decltype(std::declval<A>() + std::declval<B>())>> : std::true_type {};
+struct CanAdd<A, B, std::void_t<decltype(std::declval<A>() + std::declval<B>())>> : std::true_type {
+};
 template <typename A, typename B, typename = void>
 struct CanCompare : std::false_type {};
 template <typename A, typename B>

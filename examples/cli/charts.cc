@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "examples/cli/report.h"
 #include "examples/cli/svg.h"
 #include "planner/planner.h"
-#include "planner/status_macros.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -93,6 +93,135 @@ std::string ShortName(const std::string& path) {
   return dot == std::string::npos ? path : path.substr(dot + 1);
 }
 
+// The scale chart's curves over every size in `report`, with dots at the sizes `given`: peak and
+// realized compute, MFU, IT and metered power.
+void AddScaleSeries(const ScaleReport& report, const std::vector<int64_t>& given,
+                    double flops_scale, double watts_scale, ChartPanel* compute, ChartPanel* mfu,
+                    ChartPanel* power) {
+  ChartSeries peak = Series("peak", kPeakColor, true);
+  ChartSeries realized = Series("realized (peak x MFU)", kRealizedColor, false);
+  ChartSeries eff = Series("MFU", kMfuColor, false);
+  ChartSeries it = Series("IT power", kItColor, false);
+  ChartSeries meter = Series("at the meter (IT x PUE)", kMeterColor, true);
+  ChartSeries peak_dots = Dots(kPeakColor), realized_dots = Dots(kRealizedColor),
+              mfu_dots = Dots(kMfuColor), it_dots = Dots(kItColor), meter_dots = Dots(kMeterColor);
+  for (const ScaleRow& r : report.rows()) {
+    const double g = static_cast<double>(r.counts().gpu_count());
+    const double p = r.compute().peak_flops_per_second() / flops_scale;
+    const double q = r.compute().realized_flops_per_second() / flops_scale;
+    const double m = 100.0 * r.compute().mfu();
+    const double w_it = r.power().it_power_watts() / watts_scale;
+    const double w_meter = r.power().facility_power_watts() / watts_scale;
+    peak.points.emplace_back(g, p);
+    realized.points.emplace_back(g, q);
+    eff.points.emplace_back(g, m);
+    it.points.emplace_back(g, w_it);
+    meter.points.emplace_back(g, w_meter);
+    if (std::binary_search(given.begin(), given.end(),
+                           static_cast<int64_t>(r.counts().gpu_count()))) {
+      peak_dots.points.emplace_back(g, p);
+      realized_dots.points.emplace_back(g, q);
+      mfu_dots.points.emplace_back(g, m);
+      it_dots.points.emplace_back(g, w_it);
+      meter_dots.points.emplace_back(g, w_meter);
+    }
+  }
+  compute->series = {peak, realized, peak_dots, realized_dots};
+  mfu->series = {eff, mfu_dots};
+  power->series = {it, meter, it_dots, meter_dots};
+}
+
+// The cap that binds in `plan`: a marker at its cluster size and, for a power cap, a line on the
+// power panel (also named in the subtitle).
+void AddCap(const PlanRequest& request, const Plan& plan, double watts_scale, Chart* chart,
+            ChartPanel* power, std::string* subtitle) {
+  const auto g = plan.counts().gpu_count();
+  ChartMarker marker;
+  marker.x = static_cast<double>(g);
+  marker.label = absl::StrCat(BindingName(plan.binding_constraint()), " binds at ",
+                              units::FormatCount(g), " GPUs");
+  marker.color = kCapColor;
+  chart->markers.push_back(marker);
+  const Constraints& c = request.constraints();
+  ChartLine line;
+  line.color = kCapColor;
+  if (c.power_cap_at() == POWER_CAP_AT_SUBSTATION ||
+      plan.binding_constraint() == BINDING_CONSTRAINT_SUBSTATION) {
+    line.y = plan.power().substation_capacity_watts() / watts_scale;
+    line.label = absl::StrCat(
+        "substation ", units::FormatPower(units::Watts(plan.power().substation_capacity_watts())));
+  } else if (c.power_cap_watts() > 0) {
+    line.y = c.power_cap_watts() / watts_scale;
+    line.label = absl::StrCat(c.power_cap_at() == POWER_CAP_AT_IT ? "IT" : "facility",
+                              " power cap ", units::FormatPower(units::Watts(c.power_cap_watts())));
+  }
+  if (!line.label.empty()) {
+    power->lines.push_back(line);
+    absl::StrAppend(subtitle, "; ", line.label);
+  }
+}
+
+// Curve `c` of a sweep chart: the points along the last axis at one combination of the others,
+// in compute, MFU and power, with dots shaped by the binding cap (`shapes`: shape -> the binding
+// names it stands for). The first curve also marks where the binding cap changes.
+void AddSweepCurve(const Sweep& sweep, const std::vector<SweepRow>& rows, int64_t c,
+                   double flops_scale, double watts_scale, Chart* chart, ChartPanel* compute,
+                   ChartPanel* mfu, ChartPanel* power,
+                   std::map<std::string, std::vector<std::string>>* shapes) {
+  const std::vector<SweepAxis>& axes = sweep.axes();
+  const int last = static_cast<int>(axes.size()) - 1;
+  const int64_t along = axes[last].size();
+  const int64_t curves = sweep.size() / along;
+  const char* color = kPalette[c % kMaxCurves];
+  std::vector<std::string> parts;
+  for (int a = 0; a < last; ++a) {
+    parts.push_back(absl::StrCat(axes[a].is_preset() ? "" : ShortName(axes[a].path) + " ",
+                                 AxisValueLabel(axes[a], sweep.IndexAlong(c * along, a))));
+  }
+  const std::string label = absl::StrJoin(parts, ", ");
+  ChartSeries peak = Series(c == 0 ? "peak (dashed)" : "", color, true);
+  ChartSeries realized = Series(curves == 1 ? "realized" : label, color, false);
+  ChartSeries eff = Series(curves == 1 ? "MFU" : label, color, false);
+  ChartSeries meter = Series(curves == 1 ? "at the meter" : label, color, false);
+  // Curves over the same cluster sizes coincide in compute and MFU: each is drawn narrower than
+  // the one before, on top of it, so all stay visible.
+  const double width = std::max(1.0, 4.0 - 0.6 * static_cast<double>(c));
+  for (ChartSeries* s : {&peak, &realized, &eff, &meter}) s->width = width;
+  for (ChartSeries* s : {&realized, &eff, &meter}) s->markers = true;
+  BindingConstraint previous = BINDING_CONSTRAINT_UNSPECIFIED;
+  for (int64_t j = 0; j < along; ++j) {
+    const SweepRow& r = rows[c * along + j];
+    if (!r.status.ok() || r.gpus <= 0) continue;
+    const double g = static_cast<double>(r.gpus);
+    const char* shape = ShapeOf(r.binding);
+    std::vector<std::string>& names = (*shapes)[shape];
+    if (std::find(names.begin(), names.end(), BindingName(r.binding)) == names.end()) {
+      names.push_back(BindingName(r.binding));
+    }
+    peak.points.emplace_back(g, units::InFlopsPerSecond(r.peak) / flops_scale);
+    realized.points.emplace_back(g, units::InFlopsPerSecond(r.realized) / flops_scale);
+    eff.points.emplace_back(g, 100.0 * units::InFraction(r.mfu));
+    meter.points.emplace_back(g, units::InWatts(r.facility_power) / watts_scale);
+    // Long curves get a dot every few points (and wherever the binding cap changes).
+    const bool dot = along <= 120 || j % (along / 60) == 0 || r.binding != previous;
+    for (ChartSeries* s : {&realized, &eff, &meter}) s->shapes.push_back(dot ? shape : "none");
+    if (c == 0 && previous != BINDING_CONSTRAINT_UNSPECIFIED && r.binding != previous &&
+        chart->markers.size() < 4) {
+      ChartMarker m;
+      m.x = g;
+      m.label = absl::StrCat(BindingName(r.binding), " binds from ",
+                             units::FormatCount(static_cast<uint64_t>(r.gpus)), " GPUs");
+      m.color = kCapColor;
+      chart->markers.push_back(m);
+    }
+    previous = r.binding;
+  }
+  compute->series.push_back(peak);
+  compute->series.push_back(realized);
+  mfu->series.push_back(eff);
+  power->series.push_back(meter);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
@@ -136,70 +265,13 @@ absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
   mfu.y_label = "MFU (%)";
   power.y_label = absl::StrCat("Power (", watts_prefix, "W)");
   power.log_y = true;
-  ChartSeries peak = Series("peak", kPeakColor, true);
-  ChartSeries realized = Series("realized (peak x MFU)", kRealizedColor, false);
-  ChartSeries eff = Series("MFU", kMfuColor, false);
-  ChartSeries it = Series("IT power", kItColor, false);
-  ChartSeries meter = Series("at the meter (IT x PUE)", kMeterColor, true);
-  ChartSeries peak_dots = Dots(kPeakColor), realized_dots = Dots(kRealizedColor),
-              mfu_dots = Dots(kMfuColor), it_dots = Dots(kItColor), meter_dots = Dots(kMeterColor);
-  for (const ScaleRow& r : report.rows()) {
-    const double g = static_cast<double>(r.counts().gpu_count());
-    const double p = r.compute().peak_flops_per_second() / flops_scale;
-    const double q = r.compute().realized_flops_per_second() / flops_scale;
-    const double m = 100.0 * r.compute().mfu();
-    const double w_it = r.power().it_power_watts() / watts_scale;
-    const double w_meter = r.power().facility_power_watts() / watts_scale;
-    peak.points.emplace_back(g, p);
-    realized.points.emplace_back(g, q);
-    eff.points.emplace_back(g, m);
-    it.points.emplace_back(g, w_it);
-    meter.points.emplace_back(g, w_meter);
-    if (std::binary_search(given.begin(), given.end(),
-                           static_cast<int64_t>(r.counts().gpu_count()))) {
-      peak_dots.points.emplace_back(g, p);
-      realized_dots.points.emplace_back(g, q);
-      mfu_dots.points.emplace_back(g, m);
-      it_dots.points.emplace_back(g, w_it);
-      meter_dots.points.emplace_back(g, w_meter);
-    }
-  }
-  compute.series = {peak, realized, peak_dots, realized_dots};
-  mfu.series = {eff, mfu_dots};
-  power.series = {it, meter, it_dots, meter_dots};
+  AddScaleSeries(report, given, flops_scale, watts_scale, &compute, &mfu, &power);
 
   const ScaleRow& first = report.rows(0);
   std::string subtitle = absl::StrCat(first.compute().efficiency_model(), "; PUE ",
                                       absl::StrFormat("%g", first.power().pue()),
                                       "; dots at --gpus=", absl::StrJoin(given, ","));
-  if (capped) {
-    const auto g = plan->counts().gpu_count();
-    ChartMarker marker;
-    marker.x = static_cast<double>(g);
-    marker.label = absl::StrCat(BindingName(plan->binding_constraint()), " binds at ",
-                                units::FormatCount(g), " GPUs");
-    marker.color = kCapColor;
-    chart.markers.push_back(marker);
-    const Constraints& c = request.constraints();
-    ChartLine line;
-    line.color = kCapColor;
-    if (c.power_cap_at() == POWER_CAP_AT_SUBSTATION ||
-        plan->binding_constraint() == BINDING_CONSTRAINT_SUBSTATION) {
-      line.y = plan->power().substation_capacity_watts() / watts_scale;
-      line.label =
-          absl::StrCat("substation ",
-                       units::FormatPower(units::Watts(plan->power().substation_capacity_watts())));
-    } else if (c.power_cap_watts() > 0) {
-      line.y = c.power_cap_watts() / watts_scale;
-      line.label =
-          absl::StrCat(c.power_cap_at() == POWER_CAP_AT_IT ? "IT" : "facility", " power cap ",
-                       units::FormatPower(units::Watts(c.power_cap_watts())));
-    }
-    if (!line.label.empty()) {
-      power.lines.push_back(line);
-      absl::StrAppend(&subtitle, "; ", line.label);
-    }
-  }
+  if (capped) AddCap(request, *plan, watts_scale, &chart, &power, &subtitle);
   chart.subtitle = subtitle;
   chart.panels = {compute, mfu, power};
   return RenderSvg(chart);
@@ -247,54 +319,8 @@ absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const std::string&
 
   std::map<std::string, std::vector<std::string>> shapes;  // shape -> binding names seen
   for (int64_t c = 0; c < curves; ++c) {
-    const char* color = kPalette[c % kMaxCurves];
-    std::vector<std::string> parts;
-    for (int a = 0; a < last; ++a) {
-      parts.push_back(absl::StrCat(axes[a].is_preset() ? "" : ShortName(axes[a].path) + " ",
-                                   AxisValueLabel(axes[a], sweep.IndexAlong(c * along, a))));
-    }
-    const std::string label = absl::StrJoin(parts, ", ");
-    ChartSeries peak = Series(c == 0 ? "peak (dashed)" : "", color, true);
-    ChartSeries realized = Series(curves == 1 ? "realized" : label, color, false);
-    ChartSeries eff = Series(curves == 1 ? "MFU" : label, color, false);
-    ChartSeries meter = Series(curves == 1 ? "at the meter" : label, color, false);
-    // Curves over the same cluster sizes coincide in compute and MFU: each is drawn narrower than
-    // the one before, on top of it, so all stay visible.
-    const double width = std::max(1.0, 4.0 - 0.6 * static_cast<double>(c));
-    for (ChartSeries* s : {&peak, &realized, &eff, &meter}) s->width = width;
-    for (ChartSeries* s : {&realized, &eff, &meter}) s->markers = true;
-    BindingConstraint previous = BINDING_CONSTRAINT_UNSPECIFIED;
-    for (int64_t j = 0; j < along; ++j) {
-      const SweepRow& r = rows[c * along + j];
-      if (!r.status.ok() || r.gpus <= 0) continue;
-      const double g = static_cast<double>(r.gpus);
-      const char* shape = ShapeOf(r.binding);
-      std::vector<std::string>& names = shapes[shape];
-      if (std::find(names.begin(), names.end(), BindingName(r.binding)) == names.end()) {
-        names.push_back(BindingName(r.binding));
-      }
-      peak.points.emplace_back(g, units::InFlopsPerSecond(r.peak) / flops_scale);
-      realized.points.emplace_back(g, units::InFlopsPerSecond(r.realized) / flops_scale);
-      eff.points.emplace_back(g, 100.0 * units::InFraction(r.mfu));
-      meter.points.emplace_back(g, units::InWatts(r.facility_power) / watts_scale);
-      // Long curves get a dot every few points (and wherever the binding cap changes).
-      const bool dot = along <= 120 || j % (along / 60) == 0 || r.binding != previous;
-      for (ChartSeries* s : {&realized, &eff, &meter}) s->shapes.push_back(dot ? shape : "none");
-      if (c == 0 && previous != BINDING_CONSTRAINT_UNSPECIFIED && r.binding != previous &&
-          chart.markers.size() < 4) {
-        ChartMarker m;
-        m.x = g;
-        m.label = absl::StrCat(BindingName(r.binding), " binds from ",
-                               units::FormatCount(static_cast<uint64_t>(r.gpus)), " GPUs");
-        m.color = kCapColor;
-        chart.markers.push_back(m);
-      }
-      previous = r.binding;
-    }
-    compute.series.push_back(peak);
-    compute.series.push_back(realized);
-    mfu.series.push_back(eff);
-    power.series.push_back(meter);
+    AddSweepCurve(sweep, rows, c, flops_scale, watts_scale, &chart, &compute, &mfu, &power,
+                  &shapes);
   }
   for (const auto& [shape, names] : shapes) {
     chart.shapes.push_back({shape, absl::StrCat(absl::StrJoin(names, " / "), " binds")});

@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "planner/sweep.h"
+#include "planner/sweep/sweep.h"
 #include "proto/request.pb.h"
 
 namespace dcplan::cli {

@@ -1,7 +1,7 @@
 // File: examples/cli/commands.h
 //
-// The `dcplan` subcommands, one small file each, over the shared layer in flags.h. Each returns the
-// process exit code: 0 on success, 1 when the input is bad (the error is on stderr).
+// The `dcplan` subcommands, one small file each, over the shared layer in flags.h. Each returns
+// absl::OkStatus() or the error, which main reports once (Fail: one line on stderr, exit code 1).
 #pragma once
 
 #include <string>
@@ -11,17 +11,18 @@
 
 namespace dcplan::cli {
 
-int RunFit();       // fit.cc: the largest cluster under the caps
-int RunScale();     // scale.cc: figures for given cluster sizes
-int RunValidate();  // validate.cc: check a request file
-int RunConvert();   // convert.cc: between text format, JSON and binary
-int RunCompare();   // compare.cc: the same caps for several presets, ranked
-int RunPresets();   // presets.cc: list the compiled-in presets or show one
-int RunTrain();     // train.cc: what a cluster realizes for one training job
-int RunSweep();     // sweep.cc: one request over a grid of field values (CSV, JSON lines, SVG)
-int RunServe();     // serve.cc: the page and the HTTP API (examples/serve/)
+absl::Status RunFit();       // fit.cc: the largest cluster under the caps
+absl::Status RunScale();     // scale.cc: figures for given cluster sizes
+absl::Status RunValidate();  // validate.cc: check a request file
+absl::Status RunConvert();   // convert.cc: between text format, JSON and binary
+absl::Status RunCompare();   // compare.cc: the same caps for several presets, ranked
+absl::Status RunPresets();   // presets.cc: list the compiled-in presets or show one
+absl::Status RunTrain();     // train.cc: what a cluster realizes for one training job
+absl::Status RunSweep();     // sweep.cc: one request over a grid of values (CSV, JSON lines, SVG)
+absl::Status RunServe();     // serve.cc: the page and the HTTP API (examples/serve/)
 
-// Prints `status` as a one-line error on stderr and returns 1.
+// Prints `status` as a one-line error on stderr and returns 1 (main's exit code for a failed
+// command); used by main only.
 int Fail(const absl::Status& status);
 
 }  // namespace dcplan::cli

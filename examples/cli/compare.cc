@@ -3,6 +3,7 @@
 #include "planner/compare.h"
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "examples/cli/commands.h"
@@ -13,9 +14,9 @@
 
 namespace dcplan::cli {
 
-int RunCompare() {
+absl::Status RunCompare() {
   auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
-  if (!format.ok()) return Fail(format.status());
+  if (!format.ok()) return format.status();
   std::vector<std::string> names =
       absl::StrSplit(absl::GetFlag(FLAGS_presets), ',', absl::SkipWhitespace());
   if (names.empty() && absl::GetFlag(FLAGS_requests).empty()) {
@@ -26,9 +27,9 @@ int RunCompare() {
   std::vector<PlanRequest> requests;
   for (const std::string& name : names) {
     auto request = LoadPreset(name);
-    if (!request.ok()) return Fail(request.status());
+    if (!request.ok()) return request.status();
     absl::Status applied = ApplyOverrides(&*request);
-    if (!applied.ok()) return Fail(applied);
+    if (!applied.ok()) return applied;
     requests.push_back(*std::move(request));
   }
   const std::vector<std::string> files =
@@ -36,18 +37,18 @@ int RunCompare() {
   for (const std::string& file : files) {
     PlanRequest request;
     absl::Status read = ReadMessageFile(file, std::nullopt, &request);
-    if (!read.ok()) return Fail(read);
+    if (!read.ok()) return read;
     if (request.name().empty()) request.set_name(file);
     absl::Status applied = ApplyOverrides(&request);
-    if (!applied.ok()) return Fail(applied);
+    if (!applied.ok()) return applied;
     requests.push_back(std::move(request));
   }
   auto compared = Compare(requests);
-  if (!compared.ok()) return Fail(compared.status());
+  if (!compared.ok()) return compared.status();
   const Comparison& comparison = *compared;
   if (*format != OutputFormat::kTable) {
     absl::Status w = WriteMessage(comparison, *format);
-    return w.ok() ? 0 : Fail(w);
+    return w;
   }
   std::string out =
       absl::StrFormat("%-4s %-12s %10s %14s %8s %10s %10s %16s %12s %s\n", "rank", "preset", "GPUs",
@@ -66,7 +67,7 @@ int RunCompare() {
         BindingName(p.binding_constraint()));
   }
   absl::Status w = WriteOutput(out);
-  return w.ok() ? 0 : Fail(w);
+  return w;
 }
 
 }  // namespace dcplan::cli

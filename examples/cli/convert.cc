@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
@@ -14,22 +15,22 @@
 
 namespace dcplan::cli {
 
-int RunConvert() {
+absl::Status RunConvert() {
   const std::string in = absl::GetFlag(FLAGS_in);
   const std::string out = absl::GetFlag(FLAGS_out);
   if (in.empty() || out.empty()) {
-    return Fail(absl::InvalidArgumentError("convert needs --in=FILE and --out=FILE"));
+    return absl::InvalidArgumentError("convert needs --in=FILE and --out=FILE");
   }
   std::optional<Encoding> in_encoding;
   if (std::string f = absl::GetFlag(FLAGS_in_format); !f.empty()) {
     auto e = ParseEncodingName(f);
-    if (!e.ok()) return Fail(e.status());
+    if (!e.ok()) return e.status();
     in_encoding = *e;
   }
   absl::StatusOr<Encoding> out_encoding = absl::GetFlag(FLAGS_out_format).empty()
                                               ? EncodingFromPath(out)
                                               : ParseEncodingName(absl::GetFlag(FLAGS_out_format));
-  if (!out_encoding.ok()) return Fail(out_encoding.status());
+  if (!out_encoding.ok()) return out_encoding.status();
 
   const std::string type = absl::GetFlag(FLAGS_type);
   std::unique_ptr<google::protobuf::Message> message;
@@ -38,18 +39,18 @@ int RunConvert() {
   } else if (type == "plan") {
     message = std::make_unique<Plan>();
   } else {
-    return Fail(absl::InvalidArgumentError(
-        absl::StrCat("--type must be request or plan; got \"", type, "\"")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--type must be request or plan; got \"", type, "\""));
   }
   absl::Status read = ReadMessageFile(in, in_encoding, message.get());
-  if (!read.ok()) return Fail(read);
+  if (!read.ok()) return read;
   if (type == "request") {
     // Refuse to pass an invalid request on: a converted file should be one dcplan can solve.
     absl::Status valid = ValidateRequest(static_cast<const PlanRequest&>(*message));
-    if (!valid.ok()) return Fail(valid);
+    if (!valid.ok()) return valid;
   }
   absl::Status written = WriteMessageFile(out, *out_encoding, *message, {in});
-  return written.ok() ? 0 : Fail(written);
+  return written;
 }
 
 }  // namespace dcplan::cli

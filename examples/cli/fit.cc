@@ -12,23 +12,23 @@
 
 namespace dcplan::cli {
 
-int RunFit() {
+absl::Status RunFit() {
   auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
-  if (!format.ok()) return Fail(format.status());
+  if (!format.ok()) return format.status();
   auto request = RequestFromFlags();
-  if (!request.ok()) return Fail(request.status());
+  if (!request.ok()) return request.status();
   std::optional<SetupNotice> notice(std::in_place,
                                     "dcplan fit: solving");  // a workload can take seconds
   auto plan = SolvePlan(*request);
   notice.reset();
-  if (!plan.ok()) return Fail(plan.status());
+  if (!plan.ok()) return plan.status();
   absl::Status written =
       *format == OutputFormat::kTable
           ? WriteOutput(plan->has_training()
                             ? absl::StrCat(PlanTable(*plan), TrainingTable(plan->training()))
                             : PlanTable(*plan))
           : WriteMessage(*plan, *format);
-  return written.ok() ? 0 : Fail(written);
+  return written;
 }
 
 }  // namespace dcplan::cli

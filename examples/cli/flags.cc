@@ -13,10 +13,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/file_io.h"
+#include "base/status_macros.h"
 #include "base/text.h"
 #include "examples/cli/workload_flags.h"
 #include "planner/presets/presets.h"
-#include "planner/status_macros.h"
 #include "planner/validate.h"
 #include "units/parse.h"
 

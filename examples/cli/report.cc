@@ -111,7 +111,7 @@ std::string PlanTable(const Plan& p) {
                           W(pw.nameplate_it_power_watts()), W(pw.measured_it_power_watts()),
                           pw.power_oversubscription());
   }
-  if (pw.annual_pue() != pw.pue()) {
+  if (pw.annual_pue() > 0 && pw.annual_pue() != pw.pue()) {  // 0: a plan from before annual_pue
     absl::StrAppendFormat(&s, "  facility      %s (PUE %.2f on the design day, %.2f annual)\n",
                           W(pw.facility_power_watts()), pw.pue(), pw.annual_pue());
   } else {

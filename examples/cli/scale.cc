@@ -7,17 +7,18 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "base/file_io.h"
+#include "base/status_macros.h"
+#include "base/thread_pool.h"
 #include "examples/cli/charts.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
 #include "examples/cli/report.h"
 #include "planner/planner.h"
-#include "planner/status_macros.h"
-#include "planner/thread_pool.h"
 #include "proto/io.h"
 
 namespace dcplan::cli {
@@ -104,13 +105,13 @@ absl::Status StreamScale(const PlanRequest& request, const std::vector<int64_t>&
 
 }  // namespace
 
-int RunScale() {
+absl::Status RunScale() {
   auto format = FormatFlag({"table", "json", "textproto", "text", "binary", "csv", "svg"});
-  if (!format.ok()) return Fail(format.status());
+  if (!format.ok()) return format.status();
   auto sizes = ParseGpuList(absl::GetFlag(FLAGS_gpus));
-  if (!sizes.ok()) return Fail(sizes.status());
+  if (!sizes.ok()) return sizes.status();
   auto request = RequestFromFlags();
-  if (!request.ok()) return Fail(request.status());
+  if (!request.ok()) return request.status();
   absl::Status written;
   switch (*format) {
     case OutputFormat::kSvg: {
@@ -128,7 +129,7 @@ int RunScale() {
       written = report.ok() ? WriteMessage(*report, *format) : report.status();
     }
   }
-  return written.ok() ? 0 : Fail(written);
+  return written;
 }
 
 }  // namespace dcplan::cli

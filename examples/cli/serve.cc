@@ -22,17 +22,17 @@ ABSL_DECLARE_FLAG(int, threads);
 
 namespace dcplan::cli {
 
-int RunServe() {
+absl::Status RunServe() {
   const std::string port_text = absl::GetFlag(FLAGS_port);
   uint32_t port = 0;
   if (!absl::SimpleAtoi(port_text, &port) || port > 65535) {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
-        "--port: expected a whole number from 0 to 65535, got \"", port_text.substr(0, 80), "\"")));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--port: expected a whole number from 0 to 65535, got \"", port_text.substr(0, 80), "\""));
   }
   const int threads = absl::GetFlag(FLAGS_threads);
   if (threads < 0 || threads > 256) {
-    return Fail(absl::InvalidArgumentError(
-        absl::StrCat("--threads: expected 0 (one per core) to 256, got ", threads)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--threads: expected 0 (one per core) to 256, got ", threads));
   }
   serve::ServerOptions options;
   options.address = absl::GetFlag(FLAGS_address);
@@ -42,7 +42,7 @@ int RunServe() {
   std::signal(SIGPIPE, SIG_IGN);
   const serve::Api api;
   auto server = serve::Server::Start(options, &api);
-  if (!server.ok()) return Fail(server.status());
+  if (!server.ok()) return server.status();
   (*server)->StopOnSignals();
   std::cout << "dcplan: serving on " << (*server)->url() << std::endl;
   if (options.address != "127.0.0.1" && options.address != "::1" &&
@@ -52,7 +52,7 @@ int RunServe() {
   }
   (*server)->Run();
   std::cerr << "dcplan: stopped\n";
-  return 0;
+  return absl::OkStatus();
 }
 
 }  // namespace dcplan::cli

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "units/si_prefix.h"
 
 namespace dcplan::cli {
 namespace {
@@ -169,20 +172,25 @@ std::string TickLabel(double v) {
 }
 
 std::pair<double, std::string> SiPrefix(double max) {
-  std::pair<double, std::string> best = {1.0, ""};
-  for (const auto& [scale, prefix] : {std::pair<double, const char*>{1e3, "k"},
-                                      {1e6, "M"},
-                                      {1e9, "G"},
-                                      {1e12, "T"},
-                                      {1e15, "P"},
-                                      {1e18, "E"}}) {
-    if (max >= scale) best = {scale, prefix};
-  }
-  return best;
+  const std::optional<units::SiPrefix> p = units::LargestSiPrefixUpTo(max);
+  if (!p.has_value()) return {1.0, ""};
+  return {p->factor, std::string(1, p->letter)};
 }
 
-std::string RenderSvg(const Chart& chart) {
-  // The shared x axis covers every panel's points and the markers.
+// Where one panel sits and how its values map to pixels.
+struct PanelFrame {
+  int index = 0;
+  double top = 0, bottom = 0;
+  Axis x, y;
+  std::vector<double> x_major, x_minor, y_major, y_minor;
+  std::string clip;  // the id of the plot area's clip path
+
+  double Px(double v) const { return kLeft + x.Fraction(v) * kPlotWidth; }
+  double Py(double v) const { return bottom - y.Fraction(v) * kPanelHeight; }
+};
+
+// The x axis all panels share: it covers every panel's points and the markers.
+Axis SharedXAxis(const Chart& chart) {
   double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin;
   auto see_x = [&](double x) {
     if (!std::isfinite(x) || (chart.log_x && x <= 0)) return;
@@ -195,10 +203,199 @@ std::string RenderSvg(const Chart& chart) {
     }
   }
   for (const ChartMarker& m : chart.markers) see_x(m.x);
-  const Axis xaxis = MakeAxis(chart.log_x, xmin, xmax, false);
-  std::vector<double> xmajor, xminor;
-  Ticks(xaxis, &xmajor, &xminor);
+  return MakeAxis(chart.log_x, xmin, xmax, false);
+}
 
+// Panel `index`'s frame: its place, the shared x axis and a y axis over what it shows.
+PanelFrame MakePanelFrame(const Chart& chart, int index, const Axis& xaxis) {
+  const ChartPanel& panel = chart.panels[index];
+  PanelFrame f;
+  f.index = index;
+  f.top = kTop + index * (kPanelHeight + kPanelGap);
+  f.bottom = f.top + kPanelHeight;
+  f.x = xaxis;
+  Ticks(f.x, &f.x_major, &f.x_minor);
+  double ymin = std::numeric_limits<double>::infinity(), ymax = -ymin;
+  auto see_y = [&](double y) {
+    if (!std::isfinite(y) || (panel.log_y && y <= 0)) return;
+    ymin = std::min(ymin, y);
+    ymax = std::max(ymax, y);
+  };
+  for (const ChartSeries& s : panel.series) {
+    for (const auto& [x, y] : s.points) {
+      if (xaxis.Shows(x)) see_y(y);
+    }
+  }
+  for (const ChartLine& l : panel.lines) see_y(l.y);
+  f.y = MakeAxis(panel.log_y, ymin, ymax, panel.y_from_zero);
+  Ticks(f.y, &f.y_major, &f.y_minor);
+  f.clip = absl::StrCat("plot", index);
+  return f;
+}
+
+// The grid, tick labels, frame and axis labels of one panel.
+void AppendPanelAxes(const Chart& chart, const ChartPanel& panel, const PanelFrame& f,
+                     std::string* svg) {
+  // Grid: minor lines lighter than major ones.
+  for (double x : f.x_minor) {
+    absl::StrAppend(svg, "<line x1=\"", Num(f.Px(x)), "\" y1=\"", Num(f.top), "\" x2=\"",
+                    Num(f.Px(x)), "\" y2=\"", Num(f.bottom), "\" stroke=\"#f0f0f0\"/>\n");
+  }
+  for (double y : f.y_minor) {
+    absl::StrAppend(svg, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(f.Py(y)), "\" x2=\"",
+                    Num(kLeft + kPlotWidth), "\" y2=\"", Num(f.Py(y)), "\" stroke=\"#f0f0f0\"/>\n");
+  }
+  for (double x : f.x_major) {
+    absl::StrAppend(svg, "<line x1=\"", Num(f.Px(x)), "\" y1=\"", Num(f.top), "\" x2=\"",
+                    Num(f.Px(x)), "\" y2=\"", Num(f.bottom), "\" stroke=\"#d8d8d8\"/>\n");
+    absl::StrAppend(svg, Text(f.Px(x), f.bottom + 16, TickLabel(x),
+                              absl::StrCat(kFont, " font-size=\"11\" text-anchor=\"middle\"")));
+  }
+  for (double y : f.y_major) {
+    absl::StrAppend(svg, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(f.Py(y)), "\" x2=\"",
+                    Num(kLeft + kPlotWidth), "\" y2=\"", Num(f.Py(y)), "\" stroke=\"#d8d8d8\"/>\n");
+    absl::StrAppend(svg, Text(kLeft - 6, f.Py(y) + 4, TickLabel(y),
+                              absl::StrCat(kFont, " font-size=\"11\" text-anchor=\"end\"")));
+  }
+  absl::StrAppend(svg, "<rect x=\"", Num(kLeft), "\" y=\"", Num(f.top), "\" width=\"",
+                  Num(kPlotWidth), "\" height=\"", Num(kPanelHeight),
+                  "\" fill=\"none\" stroke=\"#444\"/>\n");
+  // The y label, rotated along the axis.
+  const double ylx = kLeft - 62, yly = f.top + kPanelHeight / 2;
+  absl::StrAppend(svg, Text(ylx, yly, panel.y_label,
+                            absl::StrCat(kFont,
+                                         " font-size=\"13\" text-anchor=\"middle\" "
+                                         "transform=\"rotate(-90 ",
+                                         Num(ylx), " ", Num(yly), ")\"")));
+  // The x label under every panel: each reads on its own.
+  absl::StrAppend(svg, Text(kLeft + kPlotWidth / 2, f.bottom + 36, chart.x_label,
+                            absl::StrCat(kFont, " font-size=\"13\" text-anchor=\"middle\"")));
+}
+
+// One panel's lines, series and markers, clipped to the plot.
+void AppendPanelData(const Chart& chart, const ChartPanel& panel, const PanelFrame& f,
+                     std::string* svg) {
+  // Data, clipped to the plot.
+  absl::StrAppend(svg, "<g clip-path=\"url(#", f.clip, ")\">\n");
+  for (const ChartLine& l : panel.lines) {
+    if (!f.y.Shows(l.y)) continue;
+    absl::StrAppend(svg, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(f.Py(l.y)), "\" x2=\"",
+                    Num(kLeft + kPlotWidth), "\" y2=\"", Num(f.Py(l.y)), "\" stroke=\"", l.color,
+                    "\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n");
+  }
+  for (const ChartSeries& s : panel.series) {
+    std::string path;
+    bool pen_down = false;
+    for (const auto& [x, y] : s.points) {
+      if (!f.x.Shows(x) || !f.y.Shows(y)) {
+        pen_down = false;
+        continue;
+      }
+      absl::StrAppend(&path, pen_down ? " L" : (path.empty() ? "M" : " M"), Num(f.Px(x)), " ",
+                      Num(f.Py(y)));
+      pen_down = true;
+    }
+    if (!path.empty() && s.line) {
+      absl::StrAppend(svg, "<path d=\"", path, "\" fill=\"none\" stroke=\"", s.color,
+                      "\" stroke-width=\"", Num(s.width), "\"",
+                      s.dashed ? " stroke-dasharray=\"6 4\"" : "", "/>\n");
+    }
+    if (s.markers) {
+      for (size_t i = 0; i < s.points.size(); ++i) {
+        const auto& [x, y] = s.points[i];
+        if (!f.x.Shows(x) || !f.y.Shows(y)) continue;
+        if (i < s.shapes.size() && s.shapes[i] == "none") continue;
+        absl::StrAppend(svg, Marker(i < s.shapes.size() ? s.shapes[i] : "circle", f.Px(x), f.Py(y),
+                                    s.color, 1.5 + s.width));
+      }
+    }
+  }
+  for (const ChartMarker& m : chart.markers) {
+    if (!f.x.Shows(m.x)) continue;
+    absl::StrAppend(svg, "<line x1=\"", Num(f.Px(m.x)), "\" y1=\"", Num(f.top), "\" x2=\"",
+                    Num(f.Px(m.x)), "\" y2=\"", Num(f.bottom), "\" stroke=\"", m.color,
+                    "\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n");
+  }
+  absl::StrAppend(svg, "</g>\n");
+}
+
+// Marker labels on the first panel, beside the line; line labels at the right end.
+void AppendPanelLabels(const Chart& chart, const ChartPanel& panel, const PanelFrame& f,
+                       std::string* svg) {
+  if (f.index == 0) {
+    int k = 0;
+    for (const ChartMarker& m : chart.markers) {
+      if (!f.x.Shows(m.x)) continue;
+      const double x = f.Px(m.x);
+      const bool left = x > kLeft + kPlotWidth * 0.6;
+      absl::StrAppend(svg, Text(left ? x - 5 : x + 5, f.top + 14 + 14 * (k++ % 3), m.label,
+                                absl::StrCat(kFont, " font-size=\"11\" fill=\"", m.color, "\"",
+                                             left ? " text-anchor=\"end\"" : "")));
+    }
+  }
+  for (const ChartLine& l : panel.lines) {
+    if (!f.y.Shows(l.y)) continue;
+    absl::StrAppend(svg, Text(kLeft + 6, f.Py(l.y) - 5, l.label,
+                              absl::StrCat(kFont, " font-size=\"11\" fill=\"", l.color, "\"")));
+  }
+}
+
+// The legend, right of the plot: the series, the lines and (first panel) the markers.
+void AppendPanelLegend(const Chart& chart, const ChartPanel& panel, const PanelFrame& f,
+                       std::string* svg) {
+  double ly = f.top + 12;
+  for (const ChartSeries& s : panel.series) {
+    if (s.name.empty()) continue;
+    if (s.line) {
+      absl::StrAppend(svg, "<line x1=\"", Num(kLegendLeft), "\" y1=\"", Num(ly - 4), "\" x2=\"",
+                      Num(kLegendLeft + 26), "\" y2=\"", Num(ly - 4), "\" stroke=\"", s.color,
+                      "\" stroke-width=\"2\"", s.dashed ? " stroke-dasharray=\"6 4\"" : "", "/>\n");
+    }
+    if (s.markers) absl::StrAppend(svg, Marker("circle", kLegendLeft + 13, ly - 4, s.color));
+    absl::StrAppend(svg,
+                    Text(kLegendLeft + 34, ly, s.name, absl::StrCat(kFont, " font-size=\"12\"")));
+    ly += 18;
+  }
+  for (const ChartLine& l : panel.lines) {
+    absl::StrAppend(svg, "<line x1=\"", Num(kLegendLeft), "\" y1=\"", Num(ly - 4), "\" x2=\"",
+                    Num(kLegendLeft + 26), "\" y2=\"", Num(ly - 4), "\" stroke=\"", l.color,
+                    "\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n");
+    absl::StrAppend(svg,
+                    Text(kLegendLeft + 34, ly, l.label, absl::StrCat(kFont, " font-size=\"12\"")));
+    ly += 18;
+  }
+  if (f.index == 0) {
+    for (const ChartMarker& m : chart.markers) {
+      absl::StrAppend(svg, "<line x1=\"", Num(kLegendLeft + 13), "\" y1=\"", Num(ly - 12),
+                      "\" x2=\"", Num(kLegendLeft + 13), "\" y2=\"", Num(ly + 2), "\" stroke=\"",
+                      m.color,
+                      "\" stroke-width=\"1.5\" "
+                      "stroke-dasharray=\"5 3\"/>\n");
+      absl::StrAppend(
+          svg, Text(kLegendLeft + 34, ly, m.label, absl::StrCat(kFont, " font-size=\"12\"")));
+      ly += 18;
+    }
+  }
+}
+
+// The key of the marker shapes, under the panels.
+void AppendShapesKey(const Chart& chart, std::string* svg) {
+  const int n = static_cast<int>(chart.panels.size());
+  if (!chart.shapes.empty()) {
+    double x = kLeft;
+    const double y = kTop + n * (kPanelHeight + kPanelGap) + 12;
+    absl::StrAppend(svg, Text(x, y + 4, "Markers:", absl::StrCat(kFont, " font-size=\"12\"")));
+    x += 62;
+    for (const ChartShape& s : chart.shapes) {
+      absl::StrAppend(svg, Marker(s.shape, x, y, "#555"));
+      absl::StrAppend(svg, Text(x + 9, y + 4, s.label, absl::StrCat(kFont, " font-size=\"12\"")));
+      x += 20 + 6.5 * static_cast<double>(s.label.size());
+    }
+  }
+}
+
+std::string RenderSvg(const Chart& chart) {
+  const Axis xaxis = SharedXAxis(chart);
   const int n = static_cast<int>(chart.panels.size());
   const double shapes_height = chart.shapes.empty() ? 0 : 30;
   const double height = kTop + n * (kPanelHeight + kPanelGap) + 20 + shapes_height;
@@ -217,175 +414,17 @@ std::string RenderSvg(const Chart& chart) {
 
   for (int pi = 0; pi < n; ++pi) {
     const ChartPanel& panel = chart.panels[pi];
-    const double top = kTop + pi * (kPanelHeight + kPanelGap);
-    const double bottom = top + kPanelHeight;
-    auto px = [&](double x) { return kLeft + xaxis.Fraction(x) * kPlotWidth; };
-
-    double ymin = std::numeric_limits<double>::infinity(), ymax = -ymin;
-    auto see_y = [&](double y) {
-      if (!std::isfinite(y) || (panel.log_y && y <= 0)) return;
-      ymin = std::min(ymin, y);
-      ymax = std::max(ymax, y);
-    };
-    for (const ChartSeries& s : panel.series) {
-      for (const auto& [x, y] : s.points) {
-        if (xaxis.Shows(x)) see_y(y);
-      }
-    }
-    for (const ChartLine& l : panel.lines) see_y(l.y);
-    const Axis yaxis = MakeAxis(panel.log_y, ymin, ymax, panel.y_from_zero);
-    auto py = [&](double y) { return bottom - yaxis.Fraction(y) * kPanelHeight; };
-    std::vector<double> ymajor, yminor;
-    Ticks(yaxis, &ymajor, &yminor);
-
-    const std::string clip = absl::StrCat("plot", pi);
-    absl::StrAppend(&svg, "<g>\n<clipPath id=\"", clip, "\"><rect x=\"", Num(kLeft), "\" y=\"",
-                    Num(top), "\" width=\"", Num(kPlotWidth), "\" height=\"", Num(kPanelHeight),
+    const PanelFrame f = MakePanelFrame(chart, pi, xaxis);
+    absl::StrAppend(&svg, "<g>\n<clipPath id=\"", f.clip, "\"><rect x=\"", Num(kLeft), "\" y=\"",
+                    Num(f.top), "\" width=\"", Num(kPlotWidth), "\" height=\"", Num(kPanelHeight),
                     "\"/></clipPath>\n");
-    // Grid: minor lines lighter than major ones.
-    for (double x : xminor) {
-      absl::StrAppend(&svg, "<line x1=\"", Num(px(x)), "\" y1=\"", Num(top), "\" x2=\"", Num(px(x)),
-                      "\" y2=\"", Num(bottom), "\" stroke=\"#f0f0f0\"/>\n");
-    }
-    for (double y : yminor) {
-      absl::StrAppend(&svg, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(py(y)), "\" x2=\"",
-                      Num(kLeft + kPlotWidth), "\" y2=\"", Num(py(y)), "\" stroke=\"#f0f0f0\"/>\n");
-    }
-    for (double x : xmajor) {
-      absl::StrAppend(&svg, "<line x1=\"", Num(px(x)), "\" y1=\"", Num(top), "\" x2=\"", Num(px(x)),
-                      "\" y2=\"", Num(bottom), "\" stroke=\"#d8d8d8\"/>\n");
-      absl::StrAppend(&svg, Text(px(x), bottom + 16, TickLabel(x),
-                                 absl::StrCat(kFont, " font-size=\"11\" text-anchor=\"middle\"")));
-    }
-    for (double y : ymajor) {
-      absl::StrAppend(&svg, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(py(y)), "\" x2=\"",
-                      Num(kLeft + kPlotWidth), "\" y2=\"", Num(py(y)), "\" stroke=\"#d8d8d8\"/>\n");
-      absl::StrAppend(&svg, Text(kLeft - 6, py(y) + 4, TickLabel(y),
-                                 absl::StrCat(kFont, " font-size=\"11\" text-anchor=\"end\"")));
-    }
-    absl::StrAppend(&svg, "<rect x=\"", Num(kLeft), "\" y=\"", Num(top), "\" width=\"",
-                    Num(kPlotWidth), "\" height=\"", Num(kPanelHeight),
-                    "\" fill=\"none\" stroke=\"#444\"/>\n");
-    // The y label, rotated along the axis.
-    const double ylx = kLeft - 62, yly = top + kPanelHeight / 2;
-    absl::StrAppend(&svg, Text(ylx, yly, panel.y_label,
-                               absl::StrCat(kFont,
-                                            " font-size=\"13\" text-anchor=\"middle\" "
-                                            "transform=\"rotate(-90 ",
-                                            Num(ylx), " ", Num(yly), ")\"")));
-    // The x label under every panel: each reads on its own.
-    absl::StrAppend(&svg, Text(kLeft + kPlotWidth / 2, bottom + 36, chart.x_label,
-                               absl::StrCat(kFont, " font-size=\"13\" text-anchor=\"middle\"")));
-
-    // Data, clipped to the plot.
-    absl::StrAppend(&svg, "<g clip-path=\"url(#", clip, ")\">\n");
-    for (const ChartLine& l : panel.lines) {
-      if (!yaxis.Shows(l.y)) continue;
-      absl::StrAppend(&svg, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(py(l.y)), "\" x2=\"",
-                      Num(kLeft + kPlotWidth), "\" y2=\"", Num(py(l.y)), "\" stroke=\"", l.color,
-                      "\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n");
-    }
-    for (const ChartSeries& s : panel.series) {
-      std::string path;
-      bool pen_down = false;
-      for (const auto& [x, y] : s.points) {
-        if (!xaxis.Shows(x) || !yaxis.Shows(y)) {
-          pen_down = false;
-          continue;
-        }
-        absl::StrAppend(&path, pen_down ? " L" : (path.empty() ? "M" : " M"), Num(px(x)), " ",
-                        Num(py(y)));
-        pen_down = true;
-      }
-      if (!path.empty() && s.line) {
-        absl::StrAppend(&svg, "<path d=\"", path, "\" fill=\"none\" stroke=\"", s.color,
-                        "\" stroke-width=\"", Num(s.width), "\"",
-                        s.dashed ? " stroke-dasharray=\"6 4\"" : "", "/>\n");
-      }
-      if (s.markers) {
-        for (size_t i = 0; i < s.points.size(); ++i) {
-          const auto& [x, y] = s.points[i];
-          if (!xaxis.Shows(x) || !yaxis.Shows(y)) continue;
-          if (i < s.shapes.size() && s.shapes[i] == "none") continue;
-          absl::StrAppend(&svg, Marker(i < s.shapes.size() ? s.shapes[i] : "circle", px(x), py(y),
-                                       s.color, 1.5 + s.width));
-        }
-      }
-    }
-    for (const ChartMarker& m : chart.markers) {
-      if (!xaxis.Shows(m.x)) continue;
-      absl::StrAppend(&svg, "<line x1=\"", Num(px(m.x)), "\" y1=\"", Num(top), "\" x2=\"",
-                      Num(px(m.x)), "\" y2=\"", Num(bottom), "\" stroke=\"", m.color,
-                      "\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n");
-    }
-    absl::StrAppend(&svg, "</g>\n");
-    // Marker labels on the first panel, beside the line; line labels at the right end.
-    if (pi == 0) {
-      int k = 0;
-      for (const ChartMarker& m : chart.markers) {
-        if (!xaxis.Shows(m.x)) continue;
-        const double x = px(m.x);
-        const bool left = x > kLeft + kPlotWidth * 0.6;
-        absl::StrAppend(&svg, Text(left ? x - 5 : x + 5, top + 14 + 14 * (k++ % 3), m.label,
-                                   absl::StrCat(kFont, " font-size=\"11\" fill=\"", m.color, "\"",
-                                                left ? " text-anchor=\"end\"" : "")));
-      }
-    }
-    for (const ChartLine& l : panel.lines) {
-      if (!yaxis.Shows(l.y)) continue;
-      absl::StrAppend(&svg, Text(kLeft + 6, py(l.y) - 5, l.label,
-                                 absl::StrCat(kFont, " font-size=\"11\" fill=\"", l.color, "\"")));
-    }
-
-    // Legend, right of the plot.
-    double ly = top + 12;
-    for (const ChartSeries& s : panel.series) {
-      if (s.name.empty()) continue;
-      if (s.line) {
-        absl::StrAppend(&svg, "<line x1=\"", Num(kLegendLeft), "\" y1=\"", Num(ly - 4), "\" x2=\"",
-                        Num(kLegendLeft + 26), "\" y2=\"", Num(ly - 4), "\" stroke=\"", s.color,
-                        "\" stroke-width=\"2\"", s.dashed ? " stroke-dasharray=\"6 4\"" : "",
-                        "/>\n");
-      }
-      if (s.markers) absl::StrAppend(&svg, Marker("circle", kLegendLeft + 13, ly - 4, s.color));
-      absl::StrAppend(&svg,
-                      Text(kLegendLeft + 34, ly, s.name, absl::StrCat(kFont, " font-size=\"12\"")));
-      ly += 18;
-    }
-    for (const ChartLine& l : panel.lines) {
-      absl::StrAppend(&svg, "<line x1=\"", Num(kLegendLeft), "\" y1=\"", Num(ly - 4), "\" x2=\"",
-                      Num(kLegendLeft + 26), "\" y2=\"", Num(ly - 4), "\" stroke=\"", l.color,
-                      "\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>\n");
-      absl::StrAppend(
-          &svg, Text(kLegendLeft + 34, ly, l.label, absl::StrCat(kFont, " font-size=\"12\"")));
-      ly += 18;
-    }
-    if (pi == 0) {
-      for (const ChartMarker& m : chart.markers) {
-        absl::StrAppend(&svg, "<line x1=\"", Num(kLegendLeft + 13), "\" y1=\"", Num(ly - 12),
-                        "\" x2=\"", Num(kLegendLeft + 13), "\" y2=\"", Num(ly + 2), "\" stroke=\"",
-                        m.color,
-                        "\" stroke-width=\"1.5\" "
-                        "stroke-dasharray=\"5 3\"/>\n");
-        absl::StrAppend(
-            &svg, Text(kLegendLeft + 34, ly, m.label, absl::StrCat(kFont, " font-size=\"12\"")));
-        ly += 18;
-      }
-    }
+    AppendPanelAxes(chart, panel, f, &svg);
+    AppendPanelData(chart, panel, f, &svg);
+    AppendPanelLabels(chart, panel, f, &svg);
+    AppendPanelLegend(chart, panel, f, &svg);
     absl::StrAppend(&svg, "</g>\n");
   }
-
-  if (!chart.shapes.empty()) {
-    double x = kLeft;
-    const double y = kTop + n * (kPanelHeight + kPanelGap) + 12;
-    absl::StrAppend(&svg, Text(x, y + 4, "Markers:", absl::StrCat(kFont, " font-size=\"12\"")));
-    x += 62;
-    for (const ChartShape& s : chart.shapes) {
-      absl::StrAppend(&svg, Marker(s.shape, x, y, "#555"));
-      absl::StrAppend(&svg, Text(x + 9, y + 4, s.label, absl::StrCat(kFont, " font-size=\"12\"")));
-      x += 20 + 6.5 * static_cast<double>(s.label.size());
-    }
-  }
+  AppendShapesKey(chart, &svg);
   absl::StrAppend(&svg, "</svg>\n");
   return svg;
 }

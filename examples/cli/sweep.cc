@@ -2,7 +2,7 @@
 // point in grid order, or a chart (--format=svg). The planner's Sweep does the solving on every
 // core; this file parses --vary, formats the rows (in parallel, on the same threads), streams them
 // out, draws the progress bar and reports the rate on stderr.
-#include "planner/sweep.h"
+#include "planner/sweep/sweep.h"
 
 #include <unistd.h>
 
@@ -16,16 +16,19 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/file_io.h"
+#include "base/json.h"
+#include "base/numbers.h"
+#include "base/status_macros.h"
+#include "base/thread_pool.h"
 #include "examples/cli/charts.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
 #include "planner/presets/presets.h"
-#include "planner/status_macros.h"
-#include "planner/thread_pool.h"
 #include "proto/io.h"
 #include "units/format.h"
 
@@ -69,12 +72,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-void AppendNumber(std::string* out, double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, ec == std::errc() ? end : buf);
-}
-
 void AppendInt(std::string* out, int64_t v) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
@@ -91,30 +88,6 @@ void AppendCsvText(std::string* out, absl::string_view text) {
   for (char c : text) {
     if (c == '"') out->push_back('"');
     out->push_back(c);
-  }
-  out->push_back('"');
-}
-
-void AppendJsonText(std::string* out, absl::string_view text) {
-  out->push_back('"');
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      default:
-        if (c < 0x20) {
-          absl::StrAppendFormat(out, "\\u%04x", c);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
   }
   out->push_back('"');
 }
@@ -155,18 +128,18 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     const int64_t i = sweep.IndexAlong(p, static_cast<int>(a));
     if (json) {
       if (a) out->push_back(',');
-      AppendJsonText(out, axes[a].path);
+      AppendJsonString(axes[a].path, out);
       out->push_back(':');
       if (axes[a].is_preset()) {
-        AppendJsonText(out, axes[a].presets[i]);
+        AppendJsonString(axes[a].presets[i], out);
       } else {
-        AppendNumber(out, axes[a].values[i]);
+        AppendShortestDouble(axes[a].values[i], out);
       }
     } else {
       if (axes[a].is_preset()) {
         AppendCsvText(out, axes[a].presets[i]);
       } else {
-        AppendNumber(out, axes[a].values[i]);
+        AppendShortestDouble(axes[a].values[i], out);
       }
       out->push_back(',');
     }
@@ -185,12 +158,12 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     }
     for (int k = 0; k < 8; ++k) {
       absl::StrAppend(out, ",\"", kColumns[5 + k], "\":");
-      AppendNumber(out, numbers[k]);
+      AppendShortestDouble(numbers[k], out);
     }
     absl::StrAppend(out, ",\"binding_constraint\":\"", binding, "\"");
     if (!ok) {
       out->append(",\"error\":");
-      AppendJsonText(out, r.status.message());
+      AppendJsonString(r.status.message(), out);
     }
     out->append("}\n");
     return;
@@ -200,13 +173,68 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     out->push_back(',');
   }
   for (int k = 0; k < 8; ++k) {
-    AppendNumber(out, numbers[k]);
+    AppendShortestDouble(numbers[k], out);
     out->push_back(',');
   }
   out->append(binding);
   out->push_back(',');
   if (!ok) AppendCsvText(out, r.status.message());
   out->push_back('\n');
+}
+
+// The grid --vary spans over `*base`, which is set to the request the other flags make (the axes
+// are checked first, so their errors come first).
+absl::StatusOr<dcplan::Sweep> SweepFromFlags(PlanRequest* base) {
+  absl::StatusOr<std::vector<SweepAxis>> parsed = ParseSweepAxes(VarySpecs());
+  if (!parsed.ok()) {
+    // The library names the axis; the flag is the CLI's to name.
+    return absl::Status(parsed.status().code(),
+                        absl::StrCat("--vary: ", parsed.status().message()));
+  }
+  DCPLAN_ASSIGN_OR_RETURN(*base, RequestFromFlags());
+  // A preset axis loads each preset with the same flag overrides as --preset.
+  auto load = [](absl::string_view name) -> absl::StatusOr<PlanRequest> {
+    DCPLAN_ASSIGN_OR_RETURN(PlanRequest r, LoadPreset(name));
+    DCPLAN_RETURN_IF_ERROR(ApplyOverrides(&r));
+    DCPLAN_RETURN_IF_ERROR(CheckFlagsMatter(r));
+    return r;
+  };
+  return dcplan::Sweep::Create(*base, *std::move(parsed), load);
+}
+
+// Rows `first` .. as CSV or JSON lines, formatted in parallel (a piece per chunk of rows, in
+// `pieces`), then appended to `out` in order.
+absl::Status WriteRows(const dcplan::Sweep& sweep, int64_t first, absl::Span<const SweepRow> rows,
+                       bool json, ThreadPool& pool, std::vector<std::string>* pieces,
+                       FileWriter* out) {
+  const int64_t chunk = 2048;
+  const int64_t n = static_cast<int64_t>(rows.size());
+  pieces->assign(static_cast<size_t>((n + chunk - 1) / chunk), std::string());
+  pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
+    std::string& piece = (*pieces)[b / chunk];
+    piece.reserve(static_cast<size_t>(e - b) * 200);
+    for (int64_t i = b; i < e; ++i) AppendRow(sweep, first + i, rows[i], json, &piece);
+  });
+  for (const std::string& piece : *pieces) DCPLAN_RETURN_IF_ERROR(out->Append(piece));
+  return absl::OkStatus();
+}
+
+// The closing lines on stderr: points, time, threads and rates; how many points failed.
+void ReportOnStderr(const dcplan::Sweep& sweep, double total, Clock::duration writing, int threads,
+                    int64_t failed, OutputFormat format) {
+  const double solving = std::max(total - Seconds(writing), 1e-9);
+  const double points = static_cast<double>(sweep.size());
+  std::fprintf(stderr,
+               "dcplan sweep: %s points in %.3f s on %d thread%s: %.2fM points/s solved, %.2fM "
+               "points/s with output\n",
+               units::FormatCount(sweep.size()).c_str(), total, threads, threads == 1 ? "" : "s",
+               points / solving / 1e6, points / std::max(total, 1e-9) / 1e6);
+  if (failed > 0) {
+    std::fprintf(stderr, "dcplan sweep: %s of %s points failed (%s)\n",
+                 units::FormatCount(failed).c_str(), units::FormatCount(sweep.size()).c_str(),
+                 format == OutputFormat::kSvg ? "not drawn; --format=csv says why"
+                                              : "their error column says why");
+  }
 }
 
 absl::Status SweepTo(OutputFormat format) {
@@ -216,16 +244,8 @@ absl::Status SweepTo(OutputFormat format) {
   }
   // Making and checking the values of long axes, and loading presets, can take seconds.
   std::optional<SetupNotice> setup(std::in_place, "dcplan sweep: making the grid");
-  DCPLAN_ASSIGN_OR_RETURN(std::vector<SweepAxis> axes, ParseSweepAxes(VarySpecs()));
-  DCPLAN_ASSIGN_OR_RETURN(PlanRequest base, RequestFromFlags());
-  // A preset axis loads each preset with the same flag overrides as --preset.
-  auto load = [](absl::string_view name) -> absl::StatusOr<PlanRequest> {
-    DCPLAN_ASSIGN_OR_RETURN(PlanRequest r, LoadPreset(name));
-    DCPLAN_RETURN_IF_ERROR(ApplyOverrides(&r));
-    DCPLAN_RETURN_IF_ERROR(CheckFlagsMatter(r));
-    return r;
-  };
-  DCPLAN_ASSIGN_OR_RETURN(dcplan::Sweep sweep, dcplan::Sweep::Create(base, std::move(axes), load));
+  PlanRequest base;
+  DCPLAN_ASSIGN_OR_RETURN(dcplan::Sweep sweep, SweepFromFlags(&base));
 
   const int threads = absl::GetFlag(FLAGS_threads);
   if (threads < 0 || threads > 1024) {
@@ -269,18 +289,8 @@ absl::Status SweepTo(OutputFormat format) {
     if (format == OutputFormat::kSvg) {
       kept.insert(kept.end(), rows.begin(), rows.end());
     } else {
-      // Format in parallel, a piece per chunk of rows, then write the pieces in order.
-      const int64_t chunk = 2048;
-      const int64_t n = static_cast<int64_t>(rows.size());
-      pieces.assign(static_cast<size_t>((n + chunk - 1) / chunk), std::string());
-      pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
-        std::string& piece = pieces[b / chunk];
-        piece.reserve(static_cast<size_t>(e - b) * 200);
-        for (int64_t i = b; i < e; ++i) {
-          AppendRow(sweep, first + i, rows[i], format == OutputFormat::kJsonLines, &piece);
-        }
-      });
-      for (const std::string& piece : pieces) DCPLAN_RETURN_IF_ERROR(out->Append(piece));
+      DCPLAN_RETURN_IF_ERROR(WriteRows(sweep, first, rows, format == OutputFormat::kJsonLines, pool,
+                                       &pieces, out.get()));
     }
     writing += Clock::now() - t0;
     progress->Update(first + static_cast<int64_t>(rows.size()));
@@ -304,33 +314,19 @@ absl::Status SweepTo(OutputFormat format) {
   } else {
     DCPLAN_RETURN_IF_ERROR(out->Commit());
   }
-  const double total = Seconds(Clock::now() - start);
-  const double solving = std::max(total - Seconds(writing), 1e-9);
-  const double points = static_cast<double>(sweep.size());
-  std::fprintf(stderr,
-               "dcplan sweep: %s points in %.3f s on %d thread%s: %.2fM points/s solved, %.2fM "
-               "points/s with output\n",
-               units::FormatCount(sweep.size()).c_str(), total, pool.size(),
-               pool.size() == 1 ? "" : "s", points / solving / 1e6,
-               points / std::max(total, 1e-9) / 1e6);
-  if (failed > 0) {
-    std::fprintf(stderr, "dcplan sweep: %s of %s points failed (%s)\n",
-                 units::FormatCount(failed).c_str(), units::FormatCount(sweep.size()).c_str(),
-                 format == OutputFormat::kSvg ? "not drawn; --format=csv says why"
-                                              : "their error column says why");
-  }
+  ReportOnStderr(sweep, Seconds(Clock::now() - start), writing, pool.size(), failed, format);
   return absl::OkStatus();
 }
 
 }  // namespace
 
-int RunSweep() {
+absl::Status RunSweep() {
   auto format = FormatFlag({"table", "csv", "jsonl", "svg"});
-  if (!format.ok()) return Fail(format.status());
+  if (!format.ok()) return format.status();
   // A sweep's table is a spreadsheet: CSV.
   const OutputFormat f = *format == OutputFormat::kTable ? OutputFormat::kCsv : *format;
   absl::Status status = SweepTo(f);
-  return status.ok() ? 0 : Fail(status);
+  return status;
 }
 
 }  // namespace dcplan::cli

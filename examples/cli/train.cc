@@ -16,36 +16,35 @@
 
 namespace dcplan::cli {
 
-int RunTrain() {
+absl::Status RunTrain() {
   auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
-  if (!format.ok()) return Fail(format.status());
+  if (!format.ok()) return format.status();
   const absl::CommandLineFlag* gpus_flag = absl::FindCommandLineFlag("gpus");
   // The flag's default is scale's list of sizes: train wants one size, given explicitly.
   if (gpus_flag == nullptr || gpus_flag->CurrentValue() == gpus_flag->DefaultValue()) {
-    return Fail(absl::InvalidArgumentError("train needs the cluster size: --gpus=N"));
+    return absl::InvalidArgumentError("train needs the cluster size: --gpus=N");
   }
   auto gpus = ParseGpuList(absl::GetFlag(FLAGS_gpus));
-  if (!gpus.ok()) return Fail(gpus.status());
+  if (!gpus.ok()) return gpus.status();
   if (gpus->size() != 1) {
-    return Fail(
-        absl::InvalidArgumentError("--gpus: train takes one cluster size, e.g. --gpus=8192"));
+    return absl::InvalidArgumentError("--gpus: train takes one cluster size, e.g. --gpus=8192");
   }
   auto request = RequestFromFlags();
-  if (!request.ok()) return Fail(request.status());
+  if (!request.ok()) return request.status();
   if (!request->has_workload()) {
-    return Fail(absl::InvalidArgumentError(
+    return absl::InvalidArgumentError(
         "train needs a workload: --workload=FILE or the shape flags (--layers, --hidden, --heads, "
-        "--vocab, --seq_len, --global_batch_tokens)"));
+        "--vocab, --seq_len, --global_batch_tokens)");
   }
   std::optional<SetupNotice> notice(std::in_place, "dcplan train: searching the parallelism");
   auto model = BuildModel(*request);
-  if (!model.ok()) return Fail(model.status());
+  if (!model.ok()) return model.status();
   auto plan = PlanTraining(*model, (*gpus)[0]);
   notice.reset();
-  if (!plan.ok()) return Fail(plan.status());
+  if (!plan.ok()) return plan.status();
   absl::Status written = *format == OutputFormat::kTable ? WriteOutput(TrainingTable(*plan))
                                                          : WriteMessage(*plan, *format);
-  return written.ok() ? 0 : Fail(written);
+  return written;
 }
 
 }  // namespace dcplan::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
@@ -11,37 +12,37 @@
 
 namespace dcplan::cli {
 
-int RunValidate() {
+absl::Status RunValidate() {
   const std::string file = absl::GetFlag(FLAGS_request);
-  if (file.empty()) return Fail(absl::InvalidArgumentError("validate needs --request=FILE"));
+  if (file.empty()) return absl::InvalidArgumentError("validate needs --request=FILE");
   const std::string type = absl::GetFlag(FLAGS_type);
   if (type == "plan") {
     Plan plan;
     absl::Status read = ReadMessageFile(file, std::nullopt, &plan);
-    if (!read.ok()) return Fail(read);
+    if (!read.ok()) return read;
     if (plan.schema_version() > SCHEMA_VERSION_1) {
-      return Fail(absl::InvalidArgumentError(
+      return absl::InvalidArgumentError(
           absl::StrCat("schema_version must be <= 1 (the newest this dcplan knows), got ",
-                       plan.schema_version())));
+                       plan.schema_version()));
     }
     std::cout << Printable(file) << ": a readable Plan (" << plan.counts().gpu_count()
               << " GPUs)\n";
-    return 0;
+    return absl::OkStatus();
   }
   if (type != "request") {
-    return Fail(absl::InvalidArgumentError(
-        absl::StrCat("--type must be request or plan; got \"", type, "\"")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--type must be request or plan; got \"", type, "\""));
   }
   PlanRequest request;
   absl::Status read = ReadMessageFile(file, std::nullopt, &request);
-  if (!read.ok()) return Fail(read);
+  if (!read.ok()) return read;
   // BuildModel validates every field, then checks that the parts fit together.
   auto model = BuildModel(request);
-  if (!model.ok()) return Fail(model.status());
+  if (!model.ok()) return model.status();
   std::cout << Printable(file) << ": a valid PlanRequest"
             << (request.name().empty() ? "" : absl::StrCat(" (", Printable(request.name()), ")"))
             << "\n";
-  return 0;
+  return absl::OkStatus();
 }
 
 }  // namespace dcplan::cli

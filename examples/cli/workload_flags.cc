@@ -10,8 +10,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "base/text.h"
-#include "planner/status_macros.h"
 #include "proto/io.h"
 #include "units/parse.h"
 
@@ -94,9 +94,8 @@ absl::Status SetCount(absl::string_view flag, const std::string& text, double mi
 Workload* W(PlanRequest* r) { return r->mutable_workload(); }
 Parallelism* P(PlanRequest* r) { return r->mutable_workload()->mutable_parallelism(); }
 
-}  // namespace
-
-absl::Status ApplyWorkloadFlags(PlanRequest* r) {
+// --workload (a Workload file) and the model's shape: --layers ... --seq_len.
+absl::Status ApplyShapeFlags(PlanRequest* r) {
   if (std::string file = absl::GetFlag(FLAGS_workload); !file.empty()) {
     Workload w;
     absl::Status read = ReadMessageFile(file, std::nullopt, &w);
@@ -124,6 +123,12 @@ absl::Status ApplyWorkloadFlags(PlanRequest* r) {
   DCPLAN_RETURN_IF_ERROR(SetCount(
       "seq_len", absl::GetFlag(FLAGS_seq_len), 1,
       [](PlanRequest* q, uint32_t v) { W(q)->set_seq_len(v); }, r));
+  return absl::OkStatus();
+}
+
+// Fixed parallelism (--tp, --pp, --dp, --micro_batch, --virtual_stages, --recompute, --cp), and
+// --gated_mlp, which is checked among them so that errors keep their order.
+absl::Status ApplyParallelismFlags(PlanRequest* r) {
   DCPLAN_RETURN_IF_ERROR(SetCount(
       "tp", absl::GetFlag(FLAGS_tp), 1, [](PlanRequest* q, uint32_t v) { P(q)->set_tp(v); }, r));
   DCPLAN_RETURN_IF_ERROR(SetCount(
@@ -155,6 +160,11 @@ absl::Status ApplyWorkloadFlags(PlanRequest* r) {
   }
   DCPLAN_RETURN_IF_ERROR(SetCount(
       "cp", absl::GetFlag(FLAGS_cp), 1, [](PlanRequest* q, uint32_t v) { P(q)->set_cp(v); }, r));
+  return absl::OkStatus();
+}
+
+// --software (the framework generation) and the reliability figures (MTBIs, checkpoint writes).
+absl::Status ApplySoftwareAndReliabilityFlags(PlanRequest* r) {
   if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_software)); !s.empty()) {
     Framework* fw = W(r)->mutable_framework();
     if (s == "megatron_2021") {
@@ -187,6 +197,11 @@ absl::Status ApplyWorkloadFlags(PlanRequest* r) {
     }
     (W(r)->mutable_reliability()->*f.set)(v * f.scale);
   }
+  return absl::OkStatus();
+}
+
+// The training run: --params, --global_batch_tokens or --global_batch, --train_tokens.
+absl::Status ApplyRunFlags(PlanRequest* r) {
   if (std::string s = absl::GetFlag(FLAGS_params); !s.empty()) {
     auto v = units::ParseCount(s);
     if (!v.ok() || !(*v > 0)) return FlagError("params", "a parameter count such as 405e9", s);
@@ -207,6 +222,11 @@ absl::Status ApplyWorkloadFlags(PlanRequest* r) {
     if (!v.ok() || !(*v >= 0)) return FlagError("train_tokens", "a token count such as 15T", s);
     W(r)->set_train_tokens(*v);
   }
+  return absl::OkStatus();
+}
+
+// The hardware the job sees: --kernel_efficiency, --scale_up_gpus, --scale_out_gbps.
+absl::Status ApplyHardwareFlags(PlanRequest* r) {
   if (std::string s = absl::GetFlag(FLAGS_kernel_efficiency); !s.empty()) {
     double v = 0;
     if (!absl::SimpleAtod(s, &v) || !std::isfinite(v)) {
@@ -232,6 +252,17 @@ absl::Status ApplyWorkloadFlags(PlanRequest* r) {
     // Per GPU = NICs x port speed: keep the NICs (and so the fabric's size), change the speed.
     net->set_port_bits_per_second(v * 1e9 / net->nics_per_gpu());
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ApplyWorkloadFlags(PlanRequest* r) {
+  DCPLAN_RETURN_IF_ERROR(ApplyShapeFlags(r));
+  DCPLAN_RETURN_IF_ERROR(ApplyParallelismFlags(r));
+  DCPLAN_RETURN_IF_ERROR(ApplySoftwareAndReliabilityFlags(r));
+  DCPLAN_RETURN_IF_ERROR(ApplyRunFlags(r));
+  DCPLAN_RETURN_IF_ERROR(ApplyHardwareFlags(r));
   return absl::OkStatus();
 }
 

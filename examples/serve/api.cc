@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/json.h"
 #include "examples/serve/page_data.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
@@ -23,7 +24,7 @@
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
 #include "planner/solver.h"
-#include "planner/sweep.h"
+#include "planner/sweep/sweep.h"
 #include "planner/training.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"
@@ -275,38 +276,6 @@ ApiResponse MethodNotAllowed(absl::string_view method, absl::string_view path,
 }
 
 }  // namespace
-
-// `text` as a JSON string, escaping only what JSON requires, so an error reads as it was written
-// ("must be >= 1.0", not protobuf's "\u003e="). Bytes that are not UTF-8 are replaced by U+FFFD.
-std::string JsonQuote(absl::string_view text) {
-  std::string out = "\"";
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x20 || c == 0x7f) {
-      absl::StrAppendFormat(&out, "\\u%04x", c);
-    } else if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      // A whole, valid UTF-8 sequence is kept; anything else becomes U+FFFD.
-      const int n = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-      bool valid = n > 0 && i + n <= text.size();
-      for (int k = 1; valid && k < n; ++k) {
-        valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-      }
-      if (valid) {
-        out.append(text.data() + i, static_cast<size_t>(n));
-        i += n - 1;
-      } else {
-        out.append("\xef\xbf\xbd");
-      }
-    }
-  }
-  out.push_back('"');
-  return out;
-}
 
 ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_view field) {
   ApiResponse r;

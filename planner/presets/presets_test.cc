@@ -11,10 +11,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/defaults.h"
-#include "planner/status_matchers.h"
 #include "planner/validate.h"
 #include "proto/request.pb.h"
 

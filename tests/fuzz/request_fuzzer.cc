@@ -11,7 +11,6 @@
 //   tests/fuzz/run_fuzzers.sh 600 text_request_fuzzer   # ten minutes on the text harness
 #include <cstddef>
 #include <cstdint>
-
 #include <string>
 
 #include "absl/strings/string_view.h"

@@ -1,4 +1,4 @@
-#include "planner/thread_pool.h"
+#include "base/thread_pool.h"
 
 #include <algorithm>
 #include <system_error>

@@ -1,14 +1,14 @@
 // Tests of the measured-run reader, the FLOP-convention conversion and the fit.
-#include "planner/calibration.h"
+#include "planner/workload/calibration.h"
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 
 namespace dcplan {
 namespace {

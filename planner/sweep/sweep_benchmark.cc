@@ -1,6 +1,6 @@
 // Google Benchmark: points per second of `dcplan sweep` (solving only, no output) over the power
 // cap for the seed and h100-dgx presets, on 1 and 2 threads. items_per_second is the sweep rate.
-//   ./bazelw run -c opt //planner:sweep_benchmark
+//   ./bazelw run -c opt //planner/sweep:sweep_benchmark
 //
 // Each iteration solves a whole grid of 1,000,000 points:
 //   - "power":     power=1MW:1000MW:... one axis of 1,000,000 distinct caps (each value validated
@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
 #include "planner/presets/presets.h"
-#include "planner/sweep.h"
+#include "planner/sweep/sweep.h"
 
 namespace dcplan {
 namespace {

@@ -1,4 +1,4 @@
-// File: planner/workload_model.h
+// File: planner/workload/workload_model.h
 //
 // The first-principles step-time model of one training job (a dense decoder-only transformer) on
 // one parallel configuration: what the seed's MFU curve stands in for. Given the model, the split
@@ -30,7 +30,7 @@
 // The few constants the physics cannot give (kernel efficiency, achieved link bandwidth, the
 // memory-bound factor, the overlap) come from EfficiencyCalibration;
 // examples/calibrate_efficiency.cc fits them to published runs. EstimateStep is O(1) and never
-// allocates: the parallelism search (planner/parallelism_search.h) calls it millions of times per
+// allocates: the parallelism search (parallelism_search.h) calls it millions of times per
 // second.
 //
 // Example:
@@ -68,7 +68,7 @@ struct ParallelConfig {
   int64_t Gpus() const { return tp * cp * pp * dp; }
 };
 
-// The constants of the model, defaults applied (planner/workload_defaults.h).
+// The constants of the model, defaults applied (workload_defaults.h).
 struct CalibrationModel {
   units::Ratio kernel_efficiency;
   units::Ratio scale_up_bandwidth_efficiency;
@@ -216,7 +216,7 @@ double LayerParamsFromShape(const Workload& workload);
 // Parameters from the shape alone: layers x LayerParamsFromShape + vocab x hidden.
 double ParamsFromShape(const Workload& workload);
 
-// Builds the typed job from a workload that passed ValidateWorkload (planner/workload_validate.h).
+// Builds the typed job from a workload that passed ValidateWorkload (workload_validate.h).
 // Fails only on what validation cannot see alone (none today; kept for symmetry with BuildModel).
 absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& workload);
 

@@ -1,4 +1,4 @@
-// File: planner/workload_validate.h
+// File: planner/workload/workload_validate.h
 //
 // The validator of proto/workload.proto: a Workload (the training job) and an EfficiencyCalibration
 // (the model's constants), each field against the requirement in its comment, the first error in

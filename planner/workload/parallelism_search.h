@@ -1,21 +1,23 @@
-// File: planner/parallelism_search.h
+// File: planner/workload/parallelism_search.h
 //
 // The parallelism search: for a workload on a cluster of G GPUs, every valid configuration (tensor,
 // pipeline and data parallel degrees, micro-batch, virtual pipeline stages, recomputation) is
-// evaluated with EstimateStep (planner/workload_model.h) and the fastest one that fits in memory is
+// evaluated with EstimateStep (workload_model.h) and the fastest one that fits in memory is
 // returned, with its breakdown. Fields the workload fixes (Workload.parallelism) are kept; the rest
 // are searched.
 //
 // The space:
 //   - tp: 1 .. scale-up domain size, dividing heads and ffn_hidden (and kv_heads, or a multiple);
-//   - cp: powers of two up to 32 dividing seq_len, for sequences of 16,384 tokens or more (1 below);
+//   - cp: powers of two up to 32 dividing seq_len, for sequences of 16,384 tokens or more (1
+//   below);
 //   - pp: 1 .. min(layers, G / tp), beyond 128 only the divisors of layers and the powers of two;
 //   - dp: floor(G / (tp pp)) capped at the global batch in sequences, and a few smaller degrees
 //     down to 1/16 of it (powers of two, divisors of the batch): GPUs left over idle and still
 //     count in MFU, so idling pays only when the batch is too small to keep the cluster busy;
 //   - recompute: none, selective (only without flash attention, and from the 2022 software on),
 //     partial (the fewest layers per stage that fit), full;
-//   - virtual stages: 1 .. 8 with pp x v <= layers + 2 when pp > 2 (the first and last chunk may hold
+//   - virtual stages: 1 .. 8 with pp x v <= layers + 2 when pp > 2 (the first and last chunk may
+//   hold
 //     only the embedding or the output layer), pp x v <= layers otherwise, 1 when pp is 1; v > 1
 //     only with at least pp micro-batches;
 //   - micro-batch: 1, 2, 4, ... up to the sequences per data-parallel replica; the loop stops at
@@ -33,7 +35,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 
 namespace dcplan {
 

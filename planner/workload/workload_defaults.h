@@ -1,4 +1,4 @@
-// File: planner/workload_defaults.h
+// File: planner/workload/workload_defaults.h
 //
 // The defaults proto/workload.proto promises for its optional fields, in one place, so the
 // validator and the workload model cannot disagree. The calibration defaults are the values fitted
@@ -20,7 +20,7 @@ inline constexpr uint32_t kGradientBytes = 4;   // workload.gradient_bytes (fp32
 inline constexpr uint32_t kFfnMultiple = 4;     // workload.ffn_hidden = 4 x hidden when 0
 
 // Workload.framework: current Megatron-LM / NeMo practice. flash_attention, sequence_parallel and
-// distributed_optimizer default by framework.generation (planner/workload_model.cc).
+// distributed_optimizer default by framework.generation (workload_model.cc).
 inline constexpr bool kOverlapGradientSync = true;
 inline constexpr bool kPipelineScatterGather = true;
 inline constexpr bool kBalancePipelineStages = true;

@@ -1,4 +1,4 @@
-// File: planner/status_matchers.h
+// File: base/status_matchers.h
 //
 // gMock matchers for absl::Status and absl::StatusOr (Debian's Abseil ships none).
 //
@@ -31,8 +31,7 @@ MATCHER(IsOk, "is OK") {
 MATCHER_P2(StatusIs, code, message_matcher, "") {
   const absl::Status& s = GetStatus(arg);
   *result_listener << "status is " << s;
-  return s.code() == code &&
-         ::testing::Matches(message_matcher)(std::string(s.message()));
+  return s.code() == code && ::testing::Matches(message_matcher)(std::string(s.message()));
 }
 
 }  // namespace dcplan::testing

@@ -1,13 +1,13 @@
 // Tests of the parallelism search: it returns the best feasible configuration (checked against an
 // independent brute force), keeps the fixed fields, and explains why nothing fits.
-#include "planner/parallelism_search.h"
+#include "planner/workload/parallelism_search.h"
 
 #include <string>
 
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/status_matchers.h"
 #include "proto/request.pb.h"
 #include "units/units.h"
 

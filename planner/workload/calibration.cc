@@ -1,5 +1,5 @@
-// File: planner/calibration.cc
-#include "planner/calibration.h"
+// File: planner/workload/calibration.cc
+#include "planner/workload/calibration.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "planner/parallelism_search.h"
-#include "planner/status_macros.h"
-#include "planner/workload_validate.h"
+#include "base/status_macros.h"
+#include "planner/workload/parallelism_search.h"
+#include "planner/workload/workload_validate.h"
 
 namespace dcplan {
 namespace {

@@ -1,4 +1,4 @@
-#include "planner/thread_pool.h"
+#include "base/thread_pool.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>

@@ -1,6 +1,6 @@
 // Tests of the step-time model against figures worked out by hand (derivations in the comments) and
 // published parameter counts.
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 
 #include <cmath>
 #include <string>

@@ -1,16 +1,17 @@
-// File: planner/workload_model.cc
+// File: planner/workload/workload_model.cc
 //
 // The step-time model. Per-layer figures are worked out per GPU and per micro-batch of b sequences
 // of s tokens (tok = b s), with t = tp, p = pp, d = dp, v = virtual stages, h = hidden, a = heads,
 // f = ffn_hidden, V = vocab, l = layers, P_L = one layer's parameters.
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "planner/workload_defaults.h"
+#include "base/numbers.h"
+#include "planner/workload/workload_defaults.h"
 
 namespace dcplan {
 namespace {
@@ -22,7 +23,6 @@ using units::Ratio;
 using units::Time;
 
 inline double D(int64_t v) { return static_cast<double>(v); }
-inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // A link as collectives see it: achieved bandwidth per GPU and latency per algorithm step.
 struct Link {

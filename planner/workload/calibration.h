@@ -1,4 +1,4 @@
-// File: planner/calibration.h
+// File: planner/workload/calibration.h
 //
 // Published training runs as inputs to the workload model, and fitting its free constants to them.
 //
@@ -29,7 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "planner/workload_model.h"
+#include "planner/workload/workload_model.h"
 #include "proto/request.pb.h"
 #include "proto/workload.pb.h"
 

@@ -1,5 +1,5 @@
-// File: planner/parallelism_search.cc
-#include "planner/parallelism_search.h"
+// File: planner/workload/parallelism_search.cc
+#include "planner/workload/parallelism_search.h"
 
 #include <algorithm>
 #include <array>
@@ -9,11 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "base/numbers.h"
 
 namespace dcplan {
 namespace {
-
-inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 constexpr int64_t kMaxVirtualStages = 8;
 // Context-parallel degrees searched: powers of two up to this (Llama 3 trains 131,072-token

@@ -1,4 +1,4 @@
-// File: planner/thread_pool.h
+// File: base/thread_pool.h
 //
 // A small fixed pool of worker threads for data-parallel loops: ParallelFor splits [0, n) into
 // chunks and runs them on the workers and on the calling thread, returning when every chunk is

@@ -1,8 +1,8 @@
-// File: planner/workload_validate.cc
+// File: planner/workload/workload_validate.cc
 //
 // One function per message of proto/workload.proto, in field order. Paths are built only when an
 // error is reported.
-#include "planner/workload_validate.h"
+#include "planner/workload/workload_validate.h"
 
 #include <cmath>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "planner/status_macros.h"
+#include "base/status_macros.h"
 
 namespace dcplan {
 namespace {

@@ -1,4 +1,4 @@
-#include "planner/sweep.h"
+#include "planner/sweep/sweep.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,11 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
-#include "planner/status_matchers.h"
 #include "planner/test_requests.h"
 
 namespace dcplan {
@@ -96,16 +96,17 @@ TEST(ParseSweepAxis, WholeNumberFieldsRefuseFractions) {
   // solve a grid the user did not ask for.
   EXPECT_THAT(ParseSweepAxis("hardware.server.gpus_per_server=4:10:2.5"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       "--vary=hardware.server.gpus_per_server=4:10:2.5: gpus_per_server takes "
+                       "axis \"hardware.server.gpus_per_server=4:10:2.5\": gpus_per_server takes "
                        "whole numbers, got 2.5"));
   EXPECT_THAT(ParseSweepAxis("max_buildings=1,1.5"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       "--vary=max_buildings=1,1.5: max_buildings takes whole numbers, got 1.5"));
+                       "axis \"max_buildings=1,1.5\": max_buildings takes whole numbers, got 1.5"));
   // 1 to 4 in 10 log-spaced whole numbers: only 1, 2, 3, 4 exist, so values would repeat.
-  EXPECT_THAT(ParseSweepAxis("gpus=1:4:log10"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "--vary=gpus=1:4:log10: 10 log-spaced points repeat values (whole numbers); "
-                       "use fewer points or a wider range"));
+  EXPECT_THAT(
+      ParseSweepAxis("gpus=1:4:log10"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "axis \"gpus=1:4:log10\": 10 log-spaced points repeat values (whole numbers); "
+               "use fewer points or a wider range"));
 }
 
 TEST(ParseSweepAxis, RangesNeverCollapseToDuplicates) {
@@ -172,7 +173,7 @@ TEST(ParseSweepAxis, ErrorsNameTheAxisAndWhatIsWrong) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("repeated")));
   EXPECT_THAT(ParseSweepAxis("power=50MWh"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("--vary=power=50MWh: expected a power such as 50MW")));
+                       HasSubstr("axis \"power=50MWh\": expected a power such as 50MW")));
   EXPECT_THAT(ParseSweepAxis("power=50MW:10MW:5MW"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs a <= b")));
   EXPECT_THAT(ParseSweepAxis("pue=1.1:1.5:0"),

@@ -1,0 +1,47 @@
+#include "base/json.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace dcplan {
+namespace {
+
+TEST(JsonQuote, EscapesOnlyWhatJsonRequires) {
+  EXPECT_EQ(JsonQuote("must be >= 1.0"), "\"must be >= 1.0\"");
+  EXPECT_EQ(JsonQuote("a \"b\" \\c"), "\"a \\\"b\\\" \\\\c\"");
+  // Controls and DEL as \u00XX (newline is 0x0a, tab 0x09, DEL 0x7f).
+  EXPECT_EQ(JsonQuote("x\ny\tz\x7f"), "\"x\\u000ay\\u0009z\\u007f\"");
+}
+
+TEST(JsonQuote, KeepsValidUtf8AndReplacesTheRest) {
+  EXPECT_EQ(JsonQuote("caf\xc3\xa9"), "\"caf\xc3\xa9\"");            // U+00E9, two bytes
+  EXPECT_EQ(JsonQuote("\xe2\x82\xac"), "\"\xe2\x82\xac\"");          // U+20AC, three bytes
+  EXPECT_EQ(JsonQuote("\xf0\x9f\x98\x80"), "\"\xf0\x9f\x98\x80\"");  // U+1F600, four bytes
+  EXPECT_EQ(JsonQuote("a\xff"
+                      "b"),
+            "\"a\xef\xbf\xbd"
+            "b\"");                                                  // 0xff is never UTF-8
+  EXPECT_EQ(JsonQuote("\xc3"), "\"\xef\xbf\xbd\"");                  // a cut-off sequence
+  EXPECT_EQ(JsonQuote("\xc0\x80"), "\"\xef\xbf\xbd\xef\xbf\xbd\"");  // overlong: both bytes go
+}
+
+TEST(AppendJsonString, AppendsToWhatIsThere) {
+  std::string out = "{\"error\": ";
+  AppendJsonString("no", &out);
+  EXPECT_EQ(out, "{\"error\": \"no\"");
+}
+
+TEST(AppendProtobufJsonString, EscapesAsProtobufsJsonPrinter) {
+  std::string out;
+  ASSERT_TRUE(AppendProtobufJsonString("<a>\"\\\b\f\n\r\t\x01\x7f", &out));
+  EXPECT_EQ(out, "\"\\u003ca\\u003e\\\"\\\\\\b\\f\\n\\r\\t\\u0001\\u007f\"");
+}
+
+TEST(AppendProtobufJsonString, DeclinesTextThatIsNotAscii) {
+  std::string out;
+  EXPECT_FALSE(AppendProtobufJsonString("caf\xc3\xa9", &out));
+}
+
+}  // namespace
+}  // namespace dcplan
