@@ -92,5 +92,50 @@ TEST(BindingName, NamesEveryConstraintAPersonReads) {
   EXPECT_EQ(BindingName(BINDING_CONSTRAINT_UNSPECIFIED), "unspecified");
 }
 
+TEST(PlanTable, ShowsSiteRealism) {
+  // The seed plan with 2 hot spares among 4,098 servers, storage 2% and frontend 1% of 45.9 MW,
+  // 4 head nodes, copper NIC links, measured provisioning, two PUEs and capital charged over lives
+  // other than the horizon ($100M a year x 4 years = $400M, not the $500M capex).
+  Plan p = SeedPlan();
+  p.mutable_counts()->set_server_count(4098);
+  p.mutable_counts()->set_spare_server_count(2);
+  p.mutable_counts()->set_head_node_count(4);
+  PowerBreakdown* pw = p.mutable_power();
+  pw->set_storage_power_watts(917504);
+  pw->set_frontend_network_power_watts(458752);
+  pw->set_head_node_power_watts(4000);
+  pw->set_pue(1.2);
+  pw->set_annual_pue(1.14);
+  pw->set_provisioning_basis(PROVISIONING_BASIS_MEASURED);
+  pw->set_nameplate_it_power_watts(60e6);
+  pw->set_measured_it_power_watts(44e6);
+  pw->set_power_oversubscription(60e6 / 45875200);
+  p.mutable_network()->set_tiers(1);
+  p.mutable_network()->add_switches_per_tier(1);
+  p.mutable_network()->set_switch_count(1);
+  p.mutable_network()->set_copper_cable_end_count(64);
+  CostPlan* c = p.mutable_cost();
+  c->set_capex_usd(500e6);
+  c->mutable_capex()->set_storage_usd(10e6);
+  c->set_horizon_years(4);
+  c->set_capital_usd_per_year(100e6);
+  c->set_it_capital_usd_per_year(80e6);
+  c->set_facility_capital_usd_per_year(20e6);
+  const std::string t = PlanTable(p);
+  // 4,096 training servers of 8 GPUs; 2 spares.
+  EXPECT_THAT(t, HasSubstr("  servers       4,098 (8 GPUs, 11.2 kW each; 2 of them hot spares)\n"));
+  EXPECT_THAT(t, HasSubstr(", 64 copper cable ends\n"));
+  EXPECT_THAT(t, HasSubstr("  storage       917.5 kW\n"));
+  EXPECT_THAT(t, HasSubstr("  frontend net  458.8 kW\n"));
+  EXPECT_THAT(t, HasSubstr("  head nodes    4.0 kW (4)\n"));
+  // 60 / 45.8752 = 1.31.
+  EXPECT_THAT(t, HasSubstr("  provisioned   for the measured draw: nameplate 60.0 MW, under load "
+                           "44.0 MW (nameplate oversubscribed 1.31x)\n"));
+  EXPECT_THAT(t, HasSubstr("(PUE 1.20 on the design day, 1.14 annual)\n"));
+  EXPECT_THAT(t, HasSubstr("storage and frontend $10.00M)\n"));
+  EXPECT_THAT(t, HasSubstr("  capital       $100.00M a year (IT $80.00M, building and plant "
+                           "$20.00M)\n"));
+}
+
 }  // namespace
 }  // namespace dcplan::cli
