@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/field_checks.h"
 #include "base/status_macros.h"
 #include "planner/defaults.h"
 #include "planner/workload/workload_validate.h"
@@ -33,96 +34,13 @@ constexpr double kDefaultFloor = defaults::kMfuFloor;
 // Formatting
 // ------------------------------------------------------------------------------------------------
 
-// Prints a double like %g ("0.9", "4600", "1e+15", "nan", "inf") but with as many significant
-// digits as it takes to read back the same double, so 0.1 + 0.2 prints as 0.30000000000000004 and a
-// message never shows two different numbers the same way.
-std::string FormatDouble(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[40];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
-
-// `prefix.field`, or `field` at the top level.
-std::string FieldPath(absl::string_view prefix, absl::string_view field) {
-  if (prefix.empty()) return std::string(field);
-  return absl::StrCat(prefix, ".", field);
-}
-
 // ------------------------------------------------------------------------------------------------
-// Field checks. Each returns OK or an error naming `prefix.field` and the value.
+// Field checks beyond base/field_checks.h's.
 // ------------------------------------------------------------------------------------------------
-
-absl::Status CheckFinite(absl::string_view prefix, absl::string_view field, double value) {
-  if (std::isfinite(value)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(FieldPath(prefix, field), " must be finite, got ", FormatDouble(value)));
-}
-
-// OutOfRange when a finite `value` exceeds the hard limit `max`.
-absl::Status CheckAtMost(absl::string_view prefix, absl::string_view field, double value,
-                         double max) {
-  if (value <= max) return absl::OkStatus();
-  return absl::OutOfRangeError(absl::StrCat(
-      FieldPath(prefix, field), " must be <= ", FormatDouble(max), ", got ", FormatDouble(value)));
-}
-
-// Finite, >= 0 and <= max.
-absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field, double value,
-                              double max) {
-  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
-  if (!(value >= 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(FieldPath(prefix, field), " must be >= 0, got ", FormatDouble(value)));
-  }
-  return CheckAtMost(prefix, field, value, max);
-}
-
-// Finite, > 0 and <= max. `note` follows "> 0" in the message, e.g. " when set".
-absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, double value,
-                           double max, absl::string_view note = "") {
-  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
-  if (!(value > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be > 0", note,
-                                                   ", got ", FormatDouble(value)));
-  }
-  return CheckAtMost(prefix, field, value, max);
-}
 
 // Finite and in (0, 1].
 absl::Status CheckFraction(absl::string_view prefix, absl::string_view field, double value) {
-  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
-  if (value > 0 && value <= 1) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(FieldPath(prefix, field), " must be in (0, 1], got ", FormatDouble(value)));
-}
-
-// An integer count >= min.
-absl::Status CheckCountAtLeast(absl::string_view prefix, absl::string_view field, uint64_t value,
-                               uint64_t min) {
-  if (value >= min) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(FieldPath(prefix, field), " must be >= ", min, ", got ", value));
-}
-
-// OutOfRange when an integer count exceeds the hard limit `max`.
-absl::Status CheckCountAtMost(absl::string_view prefix, absl::string_view field, uint64_t value,
-                              uint64_t max) {
-  if (value <= max) return absl::OkStatus();
-  return absl::OutOfRangeError(
-      absl::StrCat(FieldPath(prefix, field), " must be <= ", max, ", got ", value));
-}
-
-// A proto3 enum field holds any int; only the values the schema names are accepted.
-absl::Status CheckEnum(absl::string_view prefix, absl::string_view field, int value,
-                       bool (*is_valid)(int), absl::string_view enum_name) {
-  if (is_valid(value)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be a known ",
-                                                 enum_name, " value, got ", value));
+  return CheckInRange(prefix, field, value, 0, 1, kOpenLow);
 }
 
 // ", got 0.02" or ", got 0.02 (the default)" for a value that may stand in for an absent field.
@@ -157,11 +75,7 @@ absl::Status CheckMeasured(absl::string_view path, absl::string_view field, doub
 // Finite and in [0, max].
 absl::Status CheckFractionOrZero(absl::string_view prefix, absl::string_view field, double value,
                                  double max = 1.0) {
-  DCPLAN_RETURN_IF_ERROR(CheckFinite(prefix, field, value));
-  if (value >= 0 && value <= max) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be in [0, ",
-                                                 FormatDouble(max), "], got ",
-                                                 FormatDouble(value)));
+  return CheckInRange(prefix, field, value, 0, max);
 }
 
 absl::Status ValidateAccelerator(const Accelerator& accelerator, absl::string_view path) {

@@ -10,104 +10,67 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/field_checks.h"
 #include "base/status_macros.h"
 
 namespace dcplan {
 namespace {
 
-// %g with as many digits as it takes to read the same double back (as planner/validate.cc prints).
-std::string FormatDouble(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[40];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
-
-std::string Path(absl::string_view prefix, absl::string_view field) {
-  return prefix.empty() ? std::string(field) : absl::StrCat(prefix, ".", field);
-}
-
-absl::Status Finite(absl::string_view prefix, absl::string_view field, double v) {
-  if (std::isfinite(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(Path(prefix, field), " must be finite, got ", FormatDouble(v)));
-}
-
 // lo < v <= hi (open_low) or lo <= v <= hi.
 absl::Status InRange(absl::string_view prefix, absl::string_view field, double v, double lo,
                      double hi, bool open_low) {
-  DCPLAN_RETURN_IF_ERROR(Finite(prefix, field, v));
-  if ((open_low ? v > lo : v >= lo) && v <= hi) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(Path(prefix, field), " must be in ",
-                                                 open_low ? "(" : "[", FormatDouble(lo), ", ",
-                                                 FormatDouble(hi), "], got ", FormatDouble(v)));
-}
-
-absl::Status CountAtLeast(absl::string_view prefix, absl::string_view field, uint64_t v,
-                          uint64_t min, absl::string_view note = "") {
-  if (v >= min) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(Path(prefix, field), " must be >= ", min, note, ", got ", v));
-}
-
-absl::Status CountAtMost(absl::string_view prefix, absl::string_view field, uint64_t v,
-                         uint64_t max) {
-  if (v <= max) return absl::OkStatus();
-  return absl::OutOfRangeError(absl::StrCat(Path(prefix, field), " must be <= ", max, ", got ", v));
+  return CheckInRange(prefix, field, v, lo, hi, open_low ? kOpenLow : kClosedLow);
 }
 
 absl::Status Count(absl::string_view prefix, absl::string_view field, uint64_t v, uint64_t min,
                    uint64_t max) {
-  DCPLAN_RETURN_IF_ERROR(CountAtLeast(prefix, field, v, min));
-  return CountAtMost(prefix, field, v, max);
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtLeast(prefix, field, v, min));
+  return CheckCountAtMost(prefix, field, v, max);
 }
 
 absl::Status ValidateParallelism(const Parallelism& p, const Workload& w, absl::string_view path) {
-  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "tp", p.tp(), limits::kMaxDegree));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "tp", p.tp(), limits::kMaxDegree));
   const uint32_t ffn = w.ffn_hidden() > 0 ? w.ffn_hidden() : 4 * w.hidden();
   if (p.tp() > 0 && (w.heads() % p.tp() != 0 || ffn % p.tp() != 0)) {
-    return absl::FailedPreconditionError(absl::StrCat(Path(path, "tp"), " ", p.tp(),
+    return absl::FailedPreconditionError(absl::StrCat(FieldPath(path, "tp"), " ", p.tp(),
                                                       " must divide workload.heads (", w.heads(),
                                                       ") and the ffn hidden size (", ffn, ")"));
   }
-  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "pp", p.pp(), limits::kMaxDegree));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "pp", p.pp(), limits::kMaxDegree));
   if (p.pp() > w.layers()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        Path(path, "pp"), " ", p.pp(), " must be <= workload.layers (", w.layers(), ")"));
+        FieldPath(path, "pp"), " ", p.pp(), " must be <= workload.layers (", w.layers(), ")"));
   }
-  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "dp", p.dp(), limits::kMaxDegree));
-  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "micro_batch", p.micro_batch(), limits::kMaxMicroBatch));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "dp", p.dp(), limits::kMaxDegree));
   DCPLAN_RETURN_IF_ERROR(
-      CountAtMost(path, "virtual_stages", p.virtual_stages(), limits::kMaxLayers));
+      CheckCountAtMost(path, "micro_batch", p.micro_batch(), limits::kMaxMicroBatch));
+  DCPLAN_RETURN_IF_ERROR(
+      CheckCountAtMost(path, "virtual_stages", p.virtual_stages(), limits::kMaxLayers));
   const uint64_t pp = p.pp() > 0 ? p.pp() : 1;
   // The first and the last chunk may hold only the embedding or the output layer when pp > 2.
   const uint64_t slack = pp > 2 ? 2 : 0;
   if (p.virtual_stages() > 0 && pp * p.virtual_stages() > w.layers() + slack) {
     return absl::FailedPreconditionError(absl::StrCat(
-        Path(path, "virtual_stages"), " ", p.virtual_stages(), " x pp ", pp,
+        FieldPath(path, "virtual_stages"), " ", p.virtual_stages(), " x pp ", pp,
         " must be <= workload.layers (", w.layers(), ")", slack > 0 ? " + 2" : "",
         ": every chunk needs a layer",
         slack > 0 ? " (the first and last may hold only the embedding or the output layer)" : ""));
   }
   if (!Recompute_IsValid(p.recompute())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        Path(path, "recompute"), " must be a known Recompute value, got ", p.recompute()));
+        FieldPath(path, "recompute"), " must be a known Recompute value, got ", p.recompute()));
   }
   if (p.recompute() == RECOMPUTE_SELECTIVE &&
       w.framework().generation() == SOFTWARE_MEGATRON_2021) {
     return absl::FailedPreconditionError(absl::StrCat(
-        Path(path, "recompute"),
+        FieldPath(path, "recompute"),
         " RECOMPUTE_SELECTIVE needs workload.framework.generation SOFTWARE_MEGATRON_2022 or later, "
         "got SOFTWARE_MEGATRON_2021"));
   }
-  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "cp", p.cp(), limits::kMaxContextParallel));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "cp", p.cp(), limits::kMaxContextParallel));
   if (p.cp() > 0 && w.seq_len() % p.cp() != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
-        Path(path, "cp"), " ", p.cp(), " must divide workload.seq_len (", w.seq_len(), ")"));
+        FieldPath(path, "cp"), " ", p.cp(), " must divide workload.seq_len (", w.seq_len(), ")"));
   }
   return absl::OkStatus();
 }
@@ -150,25 +113,26 @@ absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(Count(path, "hidden", w.hidden(), 1, limits::kMaxHidden));
   DCPLAN_RETURN_IF_ERROR(Count(path, "heads", w.heads(), 1, limits::kMaxHidden));
   if (w.hidden() % w.heads() != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(Path(path, "hidden"), " ", w.hidden(),
-                                                      " must be divisible by ", Path(path, "heads"),
-                                                      " (", w.heads(), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(FieldPath(path, "hidden"), " ", w.hidden(), " must be divisible by ",
+                     FieldPath(path, "heads"), " (", w.heads(), ")"));
   }
   if (w.kv_heads() > 0 && w.heads() % w.kv_heads() != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(Path(path, "kv_heads"), " ", w.kv_heads(),
-                                                      " must divide ", Path(path, "heads"), " (",
-                                                      w.heads(), ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(FieldPath(path, "kv_heads"), " ", w.kv_heads(), " must divide ",
+                     FieldPath(path, "heads"), " (", w.heads(), ")"));
   }
-  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "ffn_hidden", w.ffn_hidden(), limits::kMaxFfnHidden));
+  DCPLAN_RETURN_IF_ERROR(
+      CheckCountAtMost(path, "ffn_hidden", w.ffn_hidden(), limits::kMaxFfnHidden));
   DCPLAN_RETURN_IF_ERROR(Count(path, "vocab", w.vocab(), 1, limits::kMaxVocab));
   DCPLAN_RETURN_IF_ERROR(Count(path, "seq_len", w.seq_len(), 1, limits::kMaxSeqLen));
-  DCPLAN_RETURN_IF_ERROR(Finite(path, "params", w.params()));
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "params", w.params()));
   if (w.params() != 0) {
     DCPLAN_RETURN_IF_ERROR(InRange(path, "params", w.params(), 0, limits::kMaxParams, true));
     const double output = static_cast<double>(w.vocab()) * static_cast<double>(w.hidden());
     if (w.params() <= output) {
       return absl::FailedPreconditionError(absl::StrCat(
-          Path(path, "params"), " ", FormatDouble(w.params()),
+          FieldPath(path, "params"), " ", FormatDouble(w.params()),
           " must be more than the output layer alone (vocab x hidden = ", FormatDouble(output),
           "); leave it 0 to derive it from the shape"));
     }
@@ -180,10 +144,11 @@ absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
         path, ": set exactly one of global_batch_tokens and global_batch_sequences, got ",
         tokens ? "both" : "neither"));
   }
-  DCPLAN_RETURN_IF_ERROR(
-      CountAtMost(path, "global_batch_tokens", w.global_batch_tokens(), limits::kMaxBatchTokens));
-  DCPLAN_RETURN_IF_ERROR(CountAtMost(path, "global_batch_sequences", w.global_batch_sequences(),
-                                     limits::kMaxBatchTokens / w.seq_len()));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "global_batch_tokens", w.global_batch_tokens(),
+                                          limits::kMaxBatchTokens));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "global_batch_sequences",
+                                          w.global_batch_sequences(),
+                                          limits::kMaxBatchTokens / w.seq_len()));
   if (w.has_precision_bytes()) {
     DCPLAN_RETURN_IF_ERROR(
         Count(path, "precision_bytes", w.precision_bytes(), 1, limits::kMaxElementBytes));
@@ -196,11 +161,11 @@ absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
       InRange(path, "train_tokens", w.train_tokens(), 0, limits::kMaxTrainTokens, false));
   if (!SoftwareGeneration_IsValid(w.framework().generation())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        Path(path, "framework.generation"), " must be a known SoftwareGeneration value, got ",
+        FieldPath(path, "framework.generation"), " must be a known SoftwareGeneration value, got ",
         w.framework().generation()));
   }
-  DCPLAN_RETURN_IF_ERROR(ValidateParallelism(w.parallelism(), w, Path(path, "parallelism")));
-  return ValidateReliability(w.reliability(), Path(path, "reliability"));
+  DCPLAN_RETURN_IF_ERROR(ValidateParallelism(w.parallelism(), w, FieldPath(path, "parallelism")));
+  return ValidateReliability(w.reliability(), FieldPath(path, "reliability"));
 }
 
 absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_view path) {
@@ -249,7 +214,7 @@ absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_vi
   }
   if (c.has_compute_units()) {
     DCPLAN_RETURN_IF_ERROR(
-        CountAtMost(path, "compute_units", c.compute_units(), limits::kMaxComputeUnits));
+        CheckCountAtMost(path, "compute_units", c.compute_units(), limits::kMaxComputeUnits));
   }
   return absl::OkStatus();
 }
@@ -257,22 +222,22 @@ absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_vi
 absl::Status ValidateWorkloadHardware(const Hardware& h, absl::string_view path) {
   if (!(h.accelerator().hbm_bytes() > 0)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("a workload needs ", Path(path, "accelerator.hbm_bytes"),
+        absl::StrCat("a workload needs ", FieldPath(path, "accelerator.hbm_bytes"),
                      " (HBM per GPU, for the memory check), got 0 (unknown)"));
   }
   if (!(h.accelerator().hbm_bandwidth_bytes_per_second() > 0)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("a workload needs ", Path(path, "accelerator.hbm_bandwidth_bytes_per_second"),
-                     " (for the memory-bound kernels), got 0 (unknown)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a workload needs ", FieldPath(path, "accelerator.hbm_bandwidth_bytes_per_second"),
+        " (for the memory-bound kernels), got 0 (unknown)"));
   }
   const uint32_t domain = h.network().scale_up_domain_gpus() > 0
                               ? h.network().scale_up_domain_gpus()
                               : h.server().gpus_per_server();
   if (domain > 1 && !(h.network().scale_up_bandwidth_bytes_per_second() > 0)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("a workload needs ", Path(path, "network.scale_up_bandwidth_bytes_per_second"),
-                     " (for tensor-parallel collectives in the ", domain,
-                     "-GPU scale-up domain), got 0 (unknown)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a workload needs ", FieldPath(path, "network.scale_up_bandwidth_bytes_per_second"),
+        " (for tensor-parallel collectives in the ", domain,
+        "-GPU scale-up domain), got 0 (unknown)"));
   }
   return absl::OkStatus();
 }

@@ -1,0 +1,91 @@
+#include "base/field_checks.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace dcplan {
+
+std::string FormatDouble(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[40];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+std::string FieldPath(absl::string_view prefix, absl::string_view field) {
+  if (prefix.empty()) return std::string(field);
+  return absl::StrCat(prefix, ".", field);
+}
+
+absl::Status CheckFinite(absl::string_view prefix, absl::string_view field, double value) {
+  if (std::isfinite(value)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(FieldPath(prefix, field), " must be finite, got ", FormatDouble(value)));
+}
+
+absl::Status CheckAtMost(absl::string_view prefix, absl::string_view field, double value,
+                         double max) {
+  if (value <= max) return absl::OkStatus();
+  return absl::OutOfRangeError(absl::StrCat(
+      FieldPath(prefix, field), " must be <= ", FormatDouble(max), ", got ", FormatDouble(value)));
+}
+
+absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field, double value,
+                              double max) {
+  if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
+  if (!(value >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(FieldPath(prefix, field), " must be >= 0, got ", FormatDouble(value)));
+  }
+  return CheckAtMost(prefix, field, value, max);
+}
+
+absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, double value,
+                           double max, absl::string_view note) {
+  if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
+  if (!(value > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be > 0", note,
+                                                   ", got ", FormatDouble(value)));
+  }
+  return CheckAtMost(prefix, field, value, max);
+}
+
+absl::Status CheckInRange(absl::string_view prefix, absl::string_view field, double value,
+                          double lo, double hi, RangeLow low) {
+  if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
+  const bool open = low == kOpenLow;
+  if ((open ? value > lo : value >= lo) && value <= hi) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be in ",
+                                                 open ? "(" : "[", FormatDouble(lo), ", ",
+                                                 FormatDouble(hi), "], got ", FormatDouble(value)));
+}
+
+absl::Status CheckCountAtLeast(absl::string_view prefix, absl::string_view field, uint64_t value,
+                               uint64_t min, absl::string_view note) {
+  if (value >= min) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(FieldPath(prefix, field), " must be >= ", min, note, ", got ", value));
+}
+
+absl::Status CheckCountAtMost(absl::string_view prefix, absl::string_view field, uint64_t value,
+                              uint64_t max) {
+  if (value <= max) return absl::OkStatus();
+  return absl::OutOfRangeError(
+      absl::StrCat(FieldPath(prefix, field), " must be <= ", max, ", got ", value));
+}
+
+absl::Status CheckEnum(absl::string_view prefix, absl::string_view field, int value,
+                       bool (*is_valid)(int), absl::string_view enum_name) {
+  if (is_valid(value)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be a known ",
+                                                 enum_name, " value, got ", value));
+}
+
+}  // namespace dcplan
