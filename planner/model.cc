@@ -80,184 +80,219 @@ absl::Status CheckPowerCapPlace(const Constraints& caps) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
-  DCPLAN_RETURN_IF_ERROR(ValidateRequest(request));
-  Model m;
-  m.name = request.name();
-  const Provisioning& provisioning = request.site().provisioning();
-  // A device's provisioned power and its draw under training load, from its nameplate and its
-  // measured figure (0 = the nameplate).
-  const auto provisioned = [&provisioning](double nameplate, double measured) {
-    return units::Watts(defaults::ProvisionedWatts(nameplate, measured, provisioning));
-  };
-  const auto under_load = [](double nameplate, double measured) {
-    return units::Watts(defaults::MeasuredWatts(nameplate, measured));
-  };
+namespace {
 
-  const Accelerator& acc = request.hardware().accelerator();
-  m.accelerator.peak = units::FlopsPerSecond(acc.peak_flops_per_second());
-  m.accelerator.tdp = units::Watts(acc.tdp_watts());
-  m.accelerator.power = provisioned(acc.tdp_watts(), acc.measured_power_watts());
-  m.accelerator.measured = under_load(acc.tdp_watts(), acc.measured_power_watts());
-  m.accelerator.hbm = units::Bytes(acc.hbm_bytes());
-  m.accelerator.hbm_bandwidth = units::BytesPerSecond(acc.hbm_bandwidth_bytes_per_second());
-  m.accelerator.price = units::Usd(acc.price_usd());
+// A device's provisioned power and its draw under training load, from its nameplate and its
+// measured figure (0 = the nameplate).
+Power Provisioned(const Provisioning& provisioning, double nameplate, double measured) {
+  return units::Watts(defaults::ProvisionedWatts(nameplate, measured, provisioning));
+}
+Power UnderLoad(double nameplate, double measured) {
+  return units::Watts(defaults::MeasuredWatts(nameplate, measured));
+}
 
-  const Server& srv = request.hardware().server();
-  m.server.gpus = srv.gpus_per_server();
-  m.server.overhead = provisioned(srv.overhead_watts(), srv.measured_overhead_watts());
-  m.server.overhead_nameplate = units::Watts(srv.overhead_watts());
-  m.server.overhead_measured = under_load(srv.overhead_watts(), srv.measured_overhead_watts());
-  m.server.price = srv.price_usd() > 0 ? units::Usd(srv.price_usd())
-                                       : static_cast<double>(m.server.gpus) * m.accelerator.price +
-                                             units::Usd(srv.non_gpu_price_usd());
+}  // namespace
 
-  const Rack& rack = request.hardware().rack();
-  m.rack.max_servers = std::max<uint32_t>(rack.max_servers_per_rack(), 1);
-  m.rack.has_power_limit = rack.power_limit_watts() > 0;
-  m.rack.power_limit = units::Watts(rack.power_limit_watts());
-  m.rack.overhead = provisioned(rack.overhead_watts(), rack.measured_overhead_watts());
-  m.rack.overhead_nameplate = units::Watts(rack.overhead_watts());
-  m.rack.overhead_measured = under_load(rack.overhead_watts(), rack.measured_overhead_watts());
-  m.rack.price = units::Usd(rack.price_usd());
-  m.racks_per_pod = std::max<uint32_t>(request.hardware().pod().racks_per_pod(), 1);
+AcceleratorModel BuildAcceleratorModel(const Accelerator& acc, const Provisioning& provisioning) {
+  AcceleratorModel out;
+  out.peak = units::FlopsPerSecond(acc.peak_flops_per_second());
+  out.tdp = units::Watts(acc.tdp_watts());
+  out.power = Provisioned(provisioning, acc.tdp_watts(), acc.measured_power_watts());
+  out.measured = UnderLoad(acc.tdp_watts(), acc.measured_power_watts());
+  out.hbm = units::Bytes(acc.hbm_bytes());
+  out.hbm_bandwidth = units::BytesPerSecond(acc.hbm_bandwidth_bytes_per_second());
+  out.price = units::Usd(acc.price_usd());
+  return out;
+}
 
-  const Network& net = request.hardware().network();
-  m.network.nics_per_gpu = net.nics_per_gpu();
-  m.network.radix = net.switch_radix();
+ServerModel BuildServerModel(const Server& srv, const AcceleratorModel& accelerator,
+                             const Provisioning& provisioning) {
+  ServerModel out;
+  out.gpus = srv.gpus_per_server();
+  out.overhead = Provisioned(provisioning, srv.overhead_watts(), srv.measured_overhead_watts());
+  out.overhead_nameplate = units::Watts(srv.overhead_watts());
+  out.overhead_measured = UnderLoad(srv.overhead_watts(), srv.measured_overhead_watts());
+  out.price = srv.price_usd() > 0 ? units::Usd(srv.price_usd())
+                                  : static_cast<double>(out.gpus) * accelerator.price +
+                                        units::Usd(srv.non_gpu_price_usd());
+  return out;
+}
+
+RackModel BuildRackModel(const Rack& rack, const Provisioning& provisioning) {
+  RackModel out;
+  out.max_servers = std::max<uint32_t>(rack.max_servers_per_rack(), 1);
+  out.has_power_limit = rack.power_limit_watts() > 0;
+  out.power_limit = units::Watts(rack.power_limit_watts());
+  out.overhead = Provisioned(provisioning, rack.overhead_watts(), rack.measured_overhead_watts());
+  out.overhead_nameplate = units::Watts(rack.overhead_watts());
+  out.overhead_measured = UnderLoad(rack.overhead_watts(), rack.measured_overhead_watts());
+  out.price = units::Usd(rack.price_usd());
+  return out;
+}
+
+absl::StatusOr<NetworkModel> BuildNetworkModel(const Network& net, const ServerModel& server,
+                                               const Provisioning& provisioning) {
+  NetworkModel out;
+  out.nics_per_gpu = net.nics_per_gpu();
+  out.radix = net.switch_radix();
   const double oversub = net.has_leaf_oversubscription() ? net.leaf_oversubscription()
                                                          : defaults::kLeafOversubscription;
   // A leaf of radix k with oversubscription o = down/up gives down = k o / (1 + o) ports to
   // endpoints.
-  m.network.leaf_downlinks = DownlinksAt(net.switch_radix(), oversub);
-  m.network.scale_up_domain_gpus =
-      net.scale_up_domain_gpus() > 0 ? net.scale_up_domain_gpus() : m.server.gpus;
-  m.network.scale_up_bandwidth = units::BytesPerSecond(net.scale_up_bandwidth_bytes_per_second());
-  m.network.port_rate = units::BytesPerSecond(net.port_bits_per_second() / 8.0);
-  m.network.switch_power = provisioned(net.switch_power_watts(), net.switch_measured_power_watts());
-  m.network.switch_nameplate = units::Watts(net.switch_power_watts());
-  m.network.switch_measured =
-      under_load(net.switch_power_watts(), net.switch_measured_power_watts());
-  m.network.copper_price = units::Usd(net.copper_cable_end_price_usd());
-  m.network.switch_price = units::Usd(net.switch_price_usd());
-  m.network.optic_power = units::Watts(net.optic_power_watts());
-  m.network.optic_price = units::Usd(net.optic_price_usd());
-  if (m.network.nics_per_gpu > 0 &&
-      (m.network.leaf_downlinks < 1 || m.network.leaf_downlinks >= m.network.radix)) {
+  out.leaf_downlinks = DownlinksAt(net.switch_radix(), oversub);
+  out.scale_up_domain_gpus =
+      net.scale_up_domain_gpus() > 0 ? net.scale_up_domain_gpus() : server.gpus;
+  out.scale_up_bandwidth = units::BytesPerSecond(net.scale_up_bandwidth_bytes_per_second());
+  out.port_rate = units::BytesPerSecond(net.port_bits_per_second() / 8.0);
+  out.switch_power =
+      Provisioned(provisioning, net.switch_power_watts(), net.switch_measured_power_watts());
+  out.switch_nameplate = units::Watts(net.switch_power_watts());
+  out.switch_measured = UnderLoad(net.switch_power_watts(), net.switch_measured_power_watts());
+  out.copper_price = units::Usd(net.copper_cable_end_price_usd());
+  out.switch_price = units::Usd(net.switch_price_usd());
+  out.optic_power = units::Watts(net.optic_power_watts());
+  out.optic_price = units::Usd(net.optic_price_usd());
+  if (out.nics_per_gpu > 0 && (out.leaf_downlinks < 1 || out.leaf_downlinks >= out.radix)) {
     return absl::FailedPreconditionError(
         absl::StrFormat("hardware.network.leaf_oversubscription %.15g leaves a radix-%d leaf with "
                         "%d downlinks and %d "
                         "uplinks; both must be at least 1",
-                        oversub, m.network.radix, m.network.leaf_downlinks,
-                        m.network.radix - m.network.leaf_downlinks));
+                        oversub, out.radix, out.leaf_downlinks, out.radix - out.leaf_downlinks));
   }
 
   // Tiers above the leaf: their oversubscription, full bisection past the list.
-  m.network.fabric = FatTreeSpec(m.network.radix, m.network.leaf_downlinks);
+  out.fabric = FatTreeSpec(out.radix, out.leaf_downlinks);
   for (int i = 0; i < net.upper_tier_oversubscription_size(); ++i) {
-    const int64_t down = DownlinksAt(m.network.radix, net.upper_tier_oversubscription(i));
-    if (m.network.nics_per_gpu > 0 && (down < 1 || down >= m.network.radix)) {
+    const int64_t down = DownlinksAt(out.radix, net.upper_tier_oversubscription(i));
+    if (out.nics_per_gpu > 0 && (down < 1 || down >= out.radix)) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "hardware.network.upper_tier_oversubscription[%d] %.15g leaves a radix-%d switch with %d "
           "downlinks and %d uplinks; both must be at least 1",
-          i, net.upper_tier_oversubscription(i), m.network.radix, down, m.network.radix - down));
+          i, net.upper_tier_oversubscription(i), out.radix, down, out.radix - down));
     }
-    m.network.fabric.downlinks[i + 1] = down;
+    out.fabric.downlinks[i + 1] = down;
   }
-  m.network.fabric.layout = net.rail_optimized() ? LeafLayout::kRailOptimized
-                            : net.leaf_placement() == LEAF_PLACEMENT_TOP_OF_RACK
-                                ? LeafLayout::kTopOfRack
-                                : LeafLayout::kPacked;
-  m.network.fabric.ports_per_server = m.server.gpus * std::max<int64_t>(m.network.nics_per_gpu, 1);
+  out.fabric.layout = net.rail_optimized() ? LeafLayout::kRailOptimized
+                      : net.leaf_placement() == LEAF_PLACEMENT_TOP_OF_RACK ? LeafLayout::kTopOfRack
+                                                                           : LeafLayout::kPacked;
+  out.fabric.ports_per_server = server.gpus * std::max<int64_t>(out.nics_per_gpu, 1);
+  return out;
+}
 
-  const AuxiliaryLoads& aux = request.hardware().auxiliary();
-  m.auxiliary.storage_power = Fraction(aux.storage_power_fraction());
-  m.auxiliary.storage_price = Fraction(aux.storage_price_fraction());
-  m.auxiliary.frontend_power = Fraction(aux.frontend_network_power_fraction());
-  m.auxiliary.frontend_price = Fraction(aux.frontend_network_price_fraction());
-  m.auxiliary.head_nodes = aux.head_nodes();
-  m.auxiliary.head_node_power = units::Watts(aux.head_node_power_watts());
-  m.auxiliary.head_node_price = units::Usd(aux.head_node_price_usd());
-  m.auxiliary.hot_spares = Fraction(aux.hot_spare_fraction());
-  m.auxiliary.power_factor = 1.0 + m.auxiliary.storage_power + m.auxiliary.frontend_power;
-  m.auxiliary.any = aux.storage_power_fraction() > 0 || aux.storage_price_fraction() > 0 ||
-                    aux.frontend_network_power_fraction() > 0 ||
-                    aux.frontend_network_price_fraction() > 0 || aux.head_nodes() > 0 ||
-                    aux.hot_spare_fraction() > 0;
-  m.draw_is_provisioned = m.accelerator.measured == m.accelerator.power &&
-                          m.server.overhead_measured == m.server.overhead &&
-                          m.rack.overhead_measured == m.rack.overhead &&
-                          m.network.switch_measured == m.network.switch_power;
+AuxiliaryModel BuildAuxiliaryModel(const AuxiliaryLoads& aux) {
+  AuxiliaryModel out;
+  out.storage_power = Fraction(aux.storage_power_fraction());
+  out.storage_price = Fraction(aux.storage_price_fraction());
+  out.frontend_power = Fraction(aux.frontend_network_power_fraction());
+  out.frontend_price = Fraction(aux.frontend_network_price_fraction());
+  out.head_nodes = aux.head_nodes();
+  out.head_node_power = units::Watts(aux.head_node_power_watts());
+  out.head_node_price = units::Usd(aux.head_node_price_usd());
+  out.hot_spares = Fraction(aux.hot_spare_fraction());
+  out.power_factor = 1.0 + out.storage_power + out.frontend_power;
+  out.any = aux.storage_power_fraction() > 0 || aux.storage_price_fraction() > 0 ||
+            aux.frontend_network_power_fraction() > 0 ||
+            aux.frontend_network_price_fraction() > 0 || aux.head_nodes() > 0 ||
+            aux.hot_spare_fraction() > 0;
+  return out;
+}
 
-  const Site& site = request.site();
-  m.site.cooling = site.cooling() == COOLING_UNSPECIFIED ? COOLING_UNSPECIFIED : site.cooling();
-  m.site.has_annual_pue = site.has_annual_pue();
-  m.site.annual_pue = Fraction(site.annual_pue());
-  SetPeakPue(defaults::PeakPue(site), &m.site);
-  m.site.provisioning = provisioning.basis() == PROVISIONING_BASIS_MEASURED
-                            ? PROVISIONING_BASIS_MEASURED
-                            : PROVISIONING_BASIS_NAMEPLATE;
-  m.site.has_building_limit = site.building().critical_it_power_watts() > 0;
-  m.site.building_it_power = units::Watts(site.building().critical_it_power_watts());
-  m.site.max_buildings = site.max_buildings();
-  m.site.substation_capacity = SubstationCapacity(site.substation());
-  m.site.has_substation = site.substation().transformer_rating_va() > 0;
-  if (m.site.has_substation && m.site.substation_capacity <= units::Watts(0.0)) {
+absl::StatusOr<SiteModel> BuildSiteModel(const Site& site) {
+  SiteModel out;
+  const Provisioning& provisioning = site.provisioning();
+  out.cooling = site.cooling() == COOLING_UNSPECIFIED ? COOLING_UNSPECIFIED : site.cooling();
+  out.has_annual_pue = site.has_annual_pue();
+  out.annual_pue = Fraction(site.annual_pue());
+  SetPeakPue(defaults::PeakPue(site), &out);
+  out.provisioning = provisioning.basis() == PROVISIONING_BASIS_MEASURED
+                         ? PROVISIONING_BASIS_MEASURED
+                         : PROVISIONING_BASIS_NAMEPLATE;
+  out.has_building_limit = site.building().critical_it_power_watts() > 0;
+  out.building_it_power = units::Watts(site.building().critical_it_power_watts());
+  out.max_buildings = site.max_buildings();
+  out.substation_capacity = SubstationCapacity(site.substation());
+  out.has_substation = site.substation().transformer_rating_va() > 0;
+  if (out.has_substation && out.substation_capacity <= units::Watts(0.0)) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "site.substation: %d transformer(s) under %s redundancy leave no usable capacity",
         site.substation().transformer_count(), Redundancy_Name(site.substation().redundancy())));
   }
+  return out;
+}
 
-  const Costs& costs = request.costs();
-  m.costs.facility_per_it_power = units::UsdPerWatt(costs.facility_usd_per_it_watt());
-  m.costs.site_fixed = units::Usd(costs.site_fixed_usd());
-  m.costs.electricity = units::UsdPerKilowattHour(costs.electricity_usd_per_kwh());
-  m.costs.average_utilization =
+CostModel BuildCostModel(const Costs& costs) {
+  CostModel out;
+  out.facility_per_it_power = units::UsdPerWatt(costs.facility_usd_per_it_watt());
+  out.site_fixed = units::Usd(costs.site_fixed_usd());
+  out.electricity = units::UsdPerKilowattHour(costs.electricity_usd_per_kwh());
+  out.average_utilization =
       Fraction(costs.has_average_utilization() ? costs.average_utilization() : kAverageUtilization);
   const double maintenance = costs.maintenance_fraction_per_year();
-  m.costs.it_maintenance_per_year = Fraction(costs.has_it_maintenance_fraction_per_year()
-                                                 ? costs.it_maintenance_fraction_per_year()
-                                                 : maintenance);
-  m.costs.facility_maintenance_per_year =
-      Fraction(costs.has_facility_maintenance_fraction_per_year()
-                   ? costs.facility_maintenance_fraction_per_year()
-                   : maintenance);
-  m.costs.staff = units::UsdPerYear(costs.staff_usd_per_year());
+  out.it_maintenance_per_year = Fraction(costs.has_it_maintenance_fraction_per_year()
+                                             ? costs.it_maintenance_fraction_per_year()
+                                             : maintenance);
+  out.facility_maintenance_per_year = Fraction(costs.has_facility_maintenance_fraction_per_year()
+                                                   ? costs.facility_maintenance_fraction_per_year()
+                                                   : maintenance);
+  out.staff = units::UsdPerYear(costs.staff_usd_per_year());
   const double horizon = costs.has_horizon_years() ? costs.horizon_years() : kHorizonYears;
-  m.costs.horizon = units::Years(horizon);
+  out.horizon = units::Years(horizon);
   const double wacc = costs.has_wacc() ? costs.wacc() : defaults::kWacc;
-  m.costs.wacc = Fraction(wacc);
-  m.costs.it_annuity =
-      AnnuityYears(wacc, costs.has_it_life_years() ? costs.it_life_years() : horizon);
-  m.costs.facility_annuity =
+  out.wacc = Fraction(wacc);
+  out.it_annuity = AnnuityYears(wacc, costs.has_it_life_years() ? costs.it_life_years() : horizon);
+  out.facility_annuity =
       AnnuityYears(wacc, costs.has_facility_life_years() ? costs.facility_life_years() : horizon);
-  m.costs.it_charge_rate = 1.0 / m.costs.it_annuity;
-  m.costs.facility_charge_rate = 1.0 / m.costs.facility_annuity;
-  m.costs.capital_is_capex =
-      m.costs.it_annuity == m.costs.horizon && m.costs.facility_annuity == m.costs.horizon;
+  out.it_charge_rate = 1.0 / out.it_annuity;
+  out.facility_charge_rate = 1.0 / out.facility_annuity;
+  out.capital_is_capex = out.it_annuity == out.horizon && out.facility_annuity == out.horizon;
+  return out;
+}
 
-  const Constraints& caps = request.constraints();
-  m.caps.power_cap_at =
+absl::StatusOr<CapsModel> BuildCapsModel(const Constraints& caps, const SiteModel& site) {
+  CapsModel out;
+  out.power_cap_at =
       caps.power_cap_at() == POWER_CAP_AT_UNSPECIFIED ? POWER_CAP_AT_FACILITY : caps.power_cap_at();
-  if (m.caps.power_cap_at == POWER_CAP_AT_SUBSTATION) {
-    if (!m.site.has_substation) {
+  if (out.power_cap_at == POWER_CAP_AT_SUBSTATION) {
+    if (!site.has_substation) {
       return absl::FailedPreconditionError(
           "constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but site.substation has no "
           "transformer_rating_va");
     }
     DCPLAN_RETURN_IF_ERROR(CheckPowerCapPlace(caps));
-    m.caps.has_power_cap = true;
-    m.caps.power_cap = m.site.substation_capacity;
+    out.has_power_cap = true;
+    out.power_cap = site.substation_capacity;
   } else {
-    m.caps.has_power_cap = caps.power_cap_watts() > 0;
-    m.caps.power_cap = units::Watts(caps.power_cap_watts());
+    out.has_power_cap = caps.power_cap_watts() > 0;
+    out.power_cap = units::Watts(caps.power_cap_watts());
   }
-  m.caps.max_gpus = static_cast<int64_t>(caps.max_gpus());
-  m.caps.has_budget = caps.budget_usd() > 0;
-  m.caps.budget = units::Usd(caps.budget_usd());
-  m.caps.budget_on = caps.budget_on() == BUDGET_ON_UNSPECIFIED ? BUDGET_ON_CAPEX : caps.budget_on();
-  m.caps.objective =
-      caps.objective() == OBJECTIVE_UNSPECIFIED ? OBJECTIVE_MAX_GPUS : caps.objective();
+  out.max_gpus = static_cast<int64_t>(caps.max_gpus());
+  out.has_budget = caps.budget_usd() > 0;
+  out.budget = units::Usd(caps.budget_usd());
+  out.budget_on = caps.budget_on() == BUDGET_ON_UNSPECIFIED ? BUDGET_ON_CAPEX : caps.budget_on();
+  out.objective = caps.objective() == OBJECTIVE_UNSPECIFIED ? OBJECTIVE_MAX_GPUS : caps.objective();
+  return out;
+}
+
+absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
+  DCPLAN_RETURN_IF_ERROR(ValidateRequest(request));
+  Model m;
+  m.name = request.name();
+  const Provisioning& provisioning = request.site().provisioning();
+  const Hardware& hw = request.hardware();
+  m.accelerator = BuildAcceleratorModel(hw.accelerator(), provisioning);
+  m.server = BuildServerModel(hw.server(), m.accelerator, provisioning);
+  m.rack = BuildRackModel(hw.rack(), provisioning);
+  m.racks_per_pod = std::max<uint32_t>(hw.pod().racks_per_pod(), 1);
+  DCPLAN_ASSIGN_OR_RETURN(m.network, BuildNetworkModel(hw.network(), m.server, provisioning));
+  m.auxiliary = BuildAuxiliaryModel(hw.auxiliary());
+  m.draw_is_provisioned = m.accelerator.measured == m.accelerator.power &&
+                          m.server.overhead_measured == m.server.overhead &&
+                          m.rack.overhead_measured == m.rack.overhead &&
+                          m.network.switch_measured == m.network.switch_power;
+
+  DCPLAN_ASSIGN_OR_RETURN(m.site, BuildSiteModel(request.site()));
+  m.costs = BuildCostModel(request.costs());
+  DCPLAN_ASSIGN_OR_RETURN(m.caps, BuildCapsModel(request.constraints(), m.site));
 
   m.training_hardware = BuildTrainingHardware(request.hardware());
   if (request.has_workload()) {
@@ -280,7 +315,7 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
           "hardware.rack.power_limit_watts %.15g holds no server: one server draws %.15g W and the "
           "rack's "
           "overhead is %.15g W",
-          rack.power_limit_watts(), units::InWatts(server_power), rack.overhead_watts()));
+          hw.rack().power_limit_watts(), units::InWatts(server_power), hw.rack().overhead_watts()));
     }
     m.servers_per_rack = by_power;
   }
@@ -310,7 +345,7 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "site.building.critical_it_power_watts %.15g cannot hold one pod, which draws %.15g W "
           "(hardware.pod.racks_per_pod %d racks of %d servers)",
-          site.building().critical_it_power_watts(), units::InWatts(m.pod_it_power),
+          request.site().building().critical_it_power_watts(), units::InWatts(m.pod_it_power),
           m.racks_per_pod, m.servers_per_rack));
     }
     m.pods_per_building = pods;

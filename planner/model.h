@@ -186,6 +186,22 @@ void SetPeakPue(double pue, SiteModel* site);
 // the redundancy scheme holds back (N: none; N+1: one; 2N: half).
 units::Power SubstationCapacity(const Substation& substation);
 
+// The builders BuildModel runs, one per message, each on a validated message (the sweep's fast
+// path re-runs the one whose field it patches). They apply the schema's defaults and turn numbers
+// into quantities; the network, the site and the caps can fail when their parts do not fit
+// together (FailedPrecondition naming the fields).
+AcceleratorModel BuildAcceleratorModel(const Accelerator& accelerator,
+                                       const Provisioning& provisioning);
+ServerModel BuildServerModel(const Server& server, const AcceleratorModel& accelerator,
+                             const Provisioning& provisioning);
+RackModel BuildRackModel(const Rack& rack, const Provisioning& provisioning);
+absl::StatusOr<NetworkModel> BuildNetworkModel(const Network& network, const ServerModel& server,
+                                               const Provisioning& provisioning);
+AuxiliaryModel BuildAuxiliaryModel(const AuxiliaryLoads& auxiliary);
+absl::StatusOr<SiteModel> BuildSiteModel(const Site& site);
+CostModel BuildCostModel(const Costs& costs);
+absl::StatusOr<CapsModel> BuildCapsModel(const Constraints& constraints, const SiteModel& site);
+
 // Validates `request` (planner/validate.h), then builds the typed model. Fails, naming the fields,
 // when the request is invalid or its parts cannot fit together (a rack that holds no server under
 // its power limit, a building that cannot hold one pod).

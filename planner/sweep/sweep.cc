@@ -35,31 +35,42 @@ Fast FastFieldOf(absl::string_view path) {
   return Fast::kNone;
 }
 
-// Sets what BuildModel derives from the field `f` of value `v` (the proto's number): keep in step
-// with planner/model.cc (sweep_test checks every one of them against a rebuilt model).
-void Patch(Fast f, double v, Model* m) {
+// Sets the field `f` of the point's request to `v` (the proto's number) and re-runs the builder
+// of planner/model.h that reads it, so the patched model is what BuildModel would make (sweep_test
+// checks every one against a rebuilt model).
+absl::Status Patch(Fast f, double v, PlanRequest* r, Model* m) {
   switch (f) {
     case Fast::kPowerCap:
-      if (m->caps.power_cap_at != POWER_CAP_AT_SUBSTATION) {
-        m->caps.has_power_cap = v > 0;
-        m->caps.power_cap = units::Watts(v);
-      }
-      break;
-    case Fast::kPue:
-      SetPeakPue(v, &m->site);
-      break;
-    case Fast::kElectricity:
-      m->costs.electricity = units::UsdPerKilowattHour(v);
+      r->mutable_constraints()->set_power_cap_watts(v);
       break;
     case Fast::kMaxGpus:
-      m->caps.max_gpus = static_cast<int64_t>(v);
+      r->mutable_constraints()->set_max_gpus(static_cast<uint64_t>(v));
       break;
     case Fast::kBudget:
-      m->caps.has_budget = v > 0;
-      m->caps.budget = units::Usd(v);
+      r->mutable_constraints()->set_budget_usd(v);
+      break;
+    case Fast::kPue:
+      r->mutable_site()->set_pue(v);
+      break;
+    case Fast::kElectricity:
+      r->mutable_costs()->set_electricity_usd_per_kwh(v);
       break;
     case Fast::kNone:
-      break;
+      return absl::OkStatus();
+  }
+  switch (f) {
+    case Fast::kPue: {
+      DCPLAN_ASSIGN_OR_RETURN(m->site, BuildSiteModel(r->site()));
+      // The caps read the site (a cap at the substation).
+      DCPLAN_ASSIGN_OR_RETURN(m->caps, BuildCapsModel(r->constraints(), m->site));
+      return absl::OkStatus();
+    }
+    case Fast::kElectricity:
+      m->costs = BuildCostModel(r->costs());
+      return absl::OkStatus();
+    default:
+      DCPLAN_ASSIGN_OR_RETURN(m->caps, BuildCapsModel(r->constraints(), m->site));
+      return absl::OkStatus();
   }
 }
 
@@ -403,6 +414,8 @@ class Sweep::Impl::ChunkSolver {
   struct Entry {
     int64_t combo = -1;
     absl::StatusOr<Model> model = absl::UnknownError("not built");
+    // The request the model was built from; the patched fields are set on it.
+    PlanRequest request;
     // The last two answers (server counts) under this model, and where they were along the
     // innermost axis.
     int64_t last = -1, before = -1;
@@ -427,6 +440,7 @@ class Sweep::Impl::ChunkSolver {
     entry->combo = combo;
     auto request = s_.RequestFor(p, /*all=*/false, &plan_.stand_in);
     entry->model = request.ok() ? BuildModel(*request) : request.status();
+    if (request.ok()) entry->request = *std::move(request);
     return *entry;
   }
 
@@ -447,7 +461,10 @@ class Sweep::Impl::ChunkSolver {
     Entry& entry = EntryFor(combo, p);
     if (!entry.model.ok()) return FailRow(entry.model.status(), row);
     Model& model = *entry.model;
-    for (int a : plan_.fast_axes) Patch(s_.fast[a], s_.axes[a].values[idx[a]], &model);
+    for (int a : plan_.fast_axes) {
+      absl::Status patched = Patch(s_.fast[a], s_.axes[a].values[idx[a]], &entry.request, &model);
+      if (!patched.ok()) return FailRow(std::move(patched), row);
+    }
     const int64_t at = idx[plan_.inner];
     int64_t guess = entry.last;
     if (entry.last_at == at - 1 && entry.before_at == at - 2) {
