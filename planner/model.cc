@@ -143,7 +143,7 @@ absl::StatusOr<NetworkModel> BuildNetworkModel(const Network& net, const ServerM
   out.scale_up_domain_gpus =
       net.scale_up_domain_gpus() > 0 ? net.scale_up_domain_gpus() : server.gpus;
   out.scale_up_bandwidth = units::BytesPerSecond(net.scale_up_bandwidth_bytes_per_second());
-  out.port_rate = units::BytesPerSecond(net.port_bits_per_second() / 8.0);
+  out.port_rate = units::BitsPerSecond(net.port_bits_per_second());
   out.switch_power =
       Provisioned(provisioning, net.switch_power_watts(), net.switch_measured_power_watts());
   out.switch_nameplate = units::Watts(net.switch_power_watts());

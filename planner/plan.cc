@@ -100,7 +100,7 @@ void FillCost(const Model& m, const ClusterEval& e, CostPlan* c) {
   c->set_tco_usd(InUsd(e.tco));
   const double gpu_hours = D(e.gpus) * units::InHours(m.costs.horizon);
   c->set_usd_per_gpu_hour(PerUnit(InUsd(e.tco), gpu_hours));
-  const double eflops_years = units::InFlopsPerSecond(e.realized) / 1e18 * years;
+  const double eflops_years = units::InExaflopsPerSecond(e.realized) * years;
   c->set_usd_per_realized_eflops_year(PerUnit(InUsd(e.tco), eflops_years));
 }
 

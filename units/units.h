@@ -160,6 +160,7 @@ inline ComputeRate PetaflopsPerSecond(double v) { return ComputeRate::from_value
 inline Data Bytes(double v) { return Data::from_value(v); }
 inline DataRate BytesPerSecond(double v) { return DataRate::from_value(v); }
 // Network links are quoted in bits per second: 400 Gb/s = 50 GB/s.
+inline DataRate BitsPerSecond(double v) { return DataRate::from_value(v / 8.0); }
 inline DataRate GigabitsPerSecond(double v) { return DataRate::from_value(v * 1e9 / 8.0); }
 inline MoneyPerEnergy UsdPerJoule(double v) { return MoneyPerEnergy::from_value(v); }
 inline MoneyPerEnergy UsdPerKilowattHour(double v) {
@@ -186,8 +187,10 @@ inline double InYears(Time t) { return t.value() / kSecondsPerYear; }
 inline double InUsd(Money m) { return m.value(); }
 inline double InFlops(Compute c) { return c.value(); }
 inline double InFlopsPerSecond(ComputeRate r) { return r.value(); }
+inline double InExaflopsPerSecond(ComputeRate r) { return r.value() / 1e18; }
 inline double InBytes(Data d) { return d.value(); }
 inline double InBytesPerSecond(DataRate r) { return r.value(); }
+inline double InBitsPerSecond(DataRate r) { return r.value() * 8.0; }
 inline double InGigabitsPerSecond(DataRate r) { return r.value() * 8.0 / 1e9; }
 inline double InUsdPerJoule(MoneyPerEnergy p) { return p.value(); }
 inline double InUsdPerKilowattHour(MoneyPerEnergy p) { return p.value() * kJoulesPerKilowattHour; }

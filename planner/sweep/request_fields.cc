@@ -119,7 +119,7 @@ absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view
   }
   if (absl::EndsWith(name, "_bits_per_second")) {
     return either(units::ParseDataRate(text),
-                  [](units::DataRate r) { return units::InBytesPerSecond(r) * 8.0; });
+                  [](units::DataRate r) { return units::InBitsPerSecond(r); });
   }
   if (absl::EndsWith(name, "_bytes_per_second")) {
     return either(units::ParseDataRate(text), units::InBytesPerSecond);

@@ -324,9 +324,8 @@ TrainingHardware BuildTrainingHardware(const Hardware& p) {
                          : std::max<uint32_t>(p.server().gpus_per_server(), 1);
   hw.gpus_per_server = std::max<int64_t>(p.server().gpus_per_server(), 1);
   hw.scale_up_bandwidth = units::BytesPerSecond(net.scale_up_bandwidth_bytes_per_second());
-  // Bits per second on the wire; 8 bits a byte.
-  hw.scale_out_bandwidth =
-      units::BytesPerSecond(D(net.nics_per_gpu()) * net.port_bits_per_second() / 8.0);
+  // NICs x their port speed (quoted in bits per second on the wire).
+  hw.scale_out_bandwidth = D(net.nics_per_gpu()) * units::BitsPerSecond(net.port_bits_per_second());
   const double oversub = net.has_leaf_oversubscription() ? net.leaf_oversubscription() : 1.0;
   hw.leaf_oversubscription = units::Fraction(oversub);
   if (net.nics_per_gpu() > 0 && net.switch_radix() > 0) {
