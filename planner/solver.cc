@@ -262,11 +262,11 @@ absl::StatusOr<Solution> Solve(const Model& m, int64_t guess_servers) {
   return s;
 }
 
-absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution) {
-  Solution& s = *solution;
+// The most servers every cap allows, from below: each server adds at least its own IT power (and
+// that times the PUE at the meter), its price, and its share of the facility cost. +inf when
+// nothing caps the cluster (an error: no cap to solve under); an error when a cap caps nothing.
+absl::StatusOr<double> ServerUpperBound(const Model& m) {
   const int64_t gps = m.server.gpus;
-  // Upper bound on the server count from every cap: each server adds at least its own IT power (and
-  // that times the PUE at the meter), its price, and its share of the facility cost.
   const double server_it = units::InWatts(m.ServerPower());
   const double server_meter = server_it * units::InFraction(m.site.pue);
   double hi = std::numeric_limits<double>::infinity();
@@ -330,24 +330,16 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
         "constraints.max_gpus, a rated site.substation, or site.max_buildings with "
         "site.building.critical_it_power_watts");
   }
-  // Never search beyond dcplan's size limit (one server past it, so the limit can bind).
-  const int64_t size_limit_servers = kMaxGpus / gps + 1;
-  // The probes' second evaluation: one per thread, kept between calls, since zeroing a fresh
-  // ClusterEval is a measurable share of a sweep's time per point.
-  static thread_local ClusterEval scratch;
-  ServerSearch search(m,
-                      hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi),
-                      &s.eval, &scratch);
-  search.Run(guess_servers);
-  const int64_t low = search.low();
-  s.largest_feasible_servers = low;
-  s.servers = low;
-  // Every cap one more server breaks; at 0 servers a cap may already be broken (a budget below the
-  // site's fixed cost), and then that is what binds.
-  s.broken_by_one_more = search.low_feasible() ? search.BrokenAboveLow() : search.broken_at_low();
-  s.binding = FirstBrokenCap(s.broken_by_one_more);
+  return hi;
+}
 
-  if (m.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE && low > 1) {
+// Under OBJECTIVE_MAX_REALIZED_COMPUTE: the size, at most `low` servers, that realizes the most
+// (the smaller on a tie), checked where the efficiency model says realized compute may peak.
+// Moves `s` there with BINDING_CONSTRAINT_DIMINISHING_RETURNS when that is below `low`.
+void PreferRealizedCompute(const Model& m, int64_t low, Solution* solution) {
+  Solution& s = *solution;
+  const int64_t gps = m.server.gpus;
+  {
     int64_t best = low;
     double best_rate = units::InFlopsPerSecond(EvaluateCluster(m, low * gps).realized);
     for (double g : m.realized_candidates) {
@@ -369,6 +361,32 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
       s.servers = best;
       s.binding = BINDING_CONSTRAINT_DIMINISHING_RETURNS;
     }
+  }
+}
+
+absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution) {
+  Solution& s = *solution;
+  const int64_t gps = m.server.gpus;
+  DCPLAN_ASSIGN_OR_RETURN(const double hi, ServerUpperBound(m));
+  // Never search beyond dcplan's size limit (one server past it, so the limit can bind).
+  const int64_t size_limit_servers = kMaxGpus / gps + 1;
+  // The probes' second evaluation: one per thread, kept between calls, since zeroing a fresh
+  // ClusterEval is a measurable share of a sweep's time per point.
+  static thread_local ClusterEval scratch;
+  ServerSearch search(m,
+                      hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi),
+                      &s.eval, &scratch);
+  search.Run(guess_servers);
+  const int64_t low = search.low();
+  s.largest_feasible_servers = low;
+  s.servers = low;
+  // Every cap one more server breaks; at 0 servers a cap may already be broken (a budget below the
+  // site's fixed cost), and then that is what binds.
+  s.broken_by_one_more = search.low_feasible() ? search.BrokenAboveLow() : search.broken_at_low();
+  s.binding = FirstBrokenCap(s.broken_by_one_more);
+
+  if (m.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE && low > 1) {
+    PreferRealizedCompute(m, low, &s);
   }
   if (s.servers == low) {
     // Counts and power are done; add what the caps did not need.
