@@ -114,19 +114,18 @@ void AddCost(const Model& m, ClusterEval* out) {
 
   // Opex: the average draw under load at the meter, at the annual PUE.
   e.average_facility_power = e.measured_it_power * m.costs.average_utilization * m.site.annual_pue;
-  e.energy_per_year = e.average_facility_power * units::Years(1.0);
-  e.energy_cost_per_year = e.energy_per_year * m.costs.electricity;
-  e.maintenance_per_year = e.it_capex * m.costs.it_maintenance_per_year +
-                           building * m.costs.facility_maintenance_per_year;
-  e.staff_per_year = m.costs.staff * units::Years(1.0);
-  e.opex_per_year = e.energy_cost_per_year + e.maintenance_per_year + e.staff_per_year;
+  e.energy_cost_rate = e.average_facility_power * m.costs.electricity;
+  e.maintenance_rate =
+      e.it_capex * m.costs.it_maintenance + building * m.costs.facility_maintenance;
+  e.staff_rate = m.costs.staff;
+  e.opex_rate = e.energy_cost_rate + e.maintenance_rate + e.staff_rate;
   // Capital over the horizon: each class's annuity for horizon years (exactly its capex when the
   // horizon is its life at no cost of capital).
   const units::Money capital =
       m.costs.capital_is_capex
           ? e.capex
           : e.it_capital_rate * m.costs.horizon + e.facility_capital_rate * m.costs.horizon;
-  e.tco = capital + e.opex_per_year * units::InYears(m.costs.horizon);
+  e.tco = capital + e.opex_rate * m.costs.horizon;
 }
 
 ClusterEval EvaluateForCaps(const Model& m, int64_t gpus) {

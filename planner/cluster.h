@@ -71,11 +71,11 @@ struct ClusterEval {
 
   // Operating cost per year and over the horizon.
   units::Power average_facility_power;  // average IT draw under load x annual PUE
-  units::Energy energy_per_year;
-  units::Money energy_cost_per_year;
-  units::Money maintenance_per_year;
-  units::Money staff_per_year;
-  units::Money opex_per_year;
+  // Operating costs as rates (USD a year at the edges); the energy's rate is the average power.
+  units::MoneyPerTime energy_cost_rate;
+  units::MoneyPerTime maintenance_rate;
+  units::MoneyPerTime staff_rate;
+  units::MoneyPerTime opex_rate;
   units::Money tco;
 };
 

@@ -82,8 +82,8 @@ TEST(EvaluateCluster, YearOfEnergyAtKnownPowerUtilizationAndPrice) {
                 .value();
   ClusterEval e = EvaluateCluster(m, 1000);
   EXPECT_NEAR(InWatts(e.average_facility_power), 1.68e6, 1e-6);
-  EXPECT_NEAR(units::InMegawattHours(e.energy_per_year), 14716.8, 1e-6);
-  EXPECT_NEAR(InUsd(e.energy_cost_per_year), 1177344.0, 1e-4);
+  EXPECT_NEAR(units::InMegawattHours(e.average_facility_power * units::Years(1.0)), 14716.8, 1e-6);
+  EXPECT_NEAR(units::InUsdPerYear(e.energy_cost_rate), 1177344.0, 1e-4);
 }
 
 TEST(EvaluateCluster, EveryCappedFigureGrowsWithTheCluster) {
@@ -148,7 +148,8 @@ TEST(EvaluateCluster, EnergyUsesTheDrawUnderLoadAndTheAnnualPue) {
   EXPECT_NEAR(units::InWatts(e.facility_power), 14560.0, 1e-9);
   EXPECT_NEAR(units::InWatts(e.measured_it_power), 8000.0, 1e-9);
   EXPECT_NEAR(units::InWatts(e.average_facility_power), 4400.0, 1e-9);
-  EXPECT_NEAR(units::InMegawattHours(e.energy_per_year), 4.4 * 8760.0 / 1000.0, 1e-9);
+  EXPECT_NEAR(units::InMegawattHours(e.average_facility_power * units::Years(1.0)),
+              4.4 * 8760.0 / 1000.0, 1e-9);
 }
 
 TEST(EvaluateCluster, CapitalIsChargedAsAnAnnuityOverEachClassesLife) {

@@ -228,12 +228,13 @@ CostModel BuildCostModel(const Costs& costs) {
   out.average_utilization =
       Fraction(costs.has_average_utilization() ? costs.average_utilization() : kAverageUtilization);
   const double maintenance = costs.maintenance_fraction_per_year();
-  out.it_maintenance_per_year = Fraction(costs.has_it_maintenance_fraction_per_year()
-                                             ? costs.it_maintenance_fraction_per_year()
-                                             : maintenance);
-  out.facility_maintenance_per_year = Fraction(costs.has_facility_maintenance_fraction_per_year()
-                                                   ? costs.facility_maintenance_fraction_per_year()
-                                                   : maintenance);
+  out.it_maintenance = units::FractionPerYear(costs.has_it_maintenance_fraction_per_year()
+                                                  ? costs.it_maintenance_fraction_per_year()
+                                                  : maintenance);
+  out.facility_maintenance =
+      units::FractionPerYear(costs.has_facility_maintenance_fraction_per_year()
+                                 ? costs.facility_maintenance_fraction_per_year()
+                                 : maintenance);
   out.staff = units::UsdPerYear(costs.staff_usd_per_year());
   const double horizon = costs.has_horizon_years() ? costs.horizon_years() : kHorizonYears;
   out.horizon = units::Years(horizon);

@@ -108,8 +108,8 @@ struct CostModel {
   units::Money site_fixed;
   units::MoneyPerEnergy electricity;
   units::Ratio average_utilization;
-  units::Ratio it_maintenance_per_year;        // fraction of IT capex each year
-  units::Ratio facility_maintenance_per_year;  // fraction of facility and site capex each year
+  units::PerTime it_maintenance;        // share of the IT capex a year
+  units::PerTime facility_maintenance;  // share of the facility and site capex a year
   units::MoneyPerTime staff;
   units::Time horizon;
   // Capital is charged as an annuity: capex / annuity a year, where the annuity is
@@ -119,8 +119,8 @@ struct CostModel {
   units::Time facility_annuity;
   // Derived: the share of each class's capex charged a year (1 / annuity), and whether both
   // annuities are the horizon itself (TCO's capital is then the capex).
-  decltype(1.0 / units::Time()) it_charge_rate;
-  decltype(1.0 / units::Time()) facility_charge_rate;
+  units::PerTime it_charge_rate;
+  units::PerTime facility_charge_rate;
   bool capital_is_capex = true;
 };
 

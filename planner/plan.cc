@@ -90,11 +90,12 @@ void FillCost(const Model& m, const ClusterEval& e, CostPlan* c) {
   c->set_capital_usd_per_year(units::InUsdPerYear(e.it_capital_rate + e.facility_capital_rate));
   c->set_capex_usd(InUsd(e.capex));
   c->set_average_facility_power_watts(units::InWatts(e.average_facility_power));
-  c->set_energy_mwh_per_year(units::InMegawattHours(e.energy_per_year));
-  c->set_energy_usd_per_year(InUsd(e.energy_cost_per_year));
-  c->set_maintenance_usd_per_year(InUsd(e.maintenance_per_year));
-  c->set_staff_usd_per_year(InUsd(e.staff_per_year));
-  c->set_opex_usd_per_year(InUsd(e.opex_per_year));
+  // A year of the average draw.
+  c->set_energy_mwh_per_year(units::InMegawattHours(e.average_facility_power * units::Years(1.0)));
+  c->set_energy_usd_per_year(units::InUsdPerYear(e.energy_cost_rate));
+  c->set_maintenance_usd_per_year(units::InUsdPerYear(e.maintenance_rate));
+  c->set_staff_usd_per_year(units::InUsdPerYear(e.staff_rate));
+  c->set_opex_usd_per_year(units::InUsdPerYear(e.opex_rate));
   const double years = units::InYears(m.costs.horizon);
   c->set_horizon_years(years);
   c->set_tco_usd(InUsd(e.tco));

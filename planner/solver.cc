@@ -308,9 +308,9 @@ absl::StatusOr<double> ServerUpperBound(const Model& m) {
       // Capital charged over the horizon (horizon / annuity of each class's capex), maintenance,
       // and the server's own average energy.
       per = server_price * (units::InFraction(m.costs.horizon / m.costs.it_annuity) +
-                            units::InFraction(m.costs.it_maintenance_per_year) * years) +
+                            units::InFractionPerYear(m.costs.it_maintenance) * years) +
             server_facility * (units::InFraction(m.costs.horizon / m.costs.facility_annuity) +
-                               units::InFraction(m.costs.facility_maintenance_per_year) * years) +
+                               units::InFractionPerYear(m.costs.facility_maintenance) * years) +
             units::InUsd(m.ServerMeasuredPower() * m.costs.average_utilization * m.site.annual_pue *
                          units::Years(years) * m.costs.electricity);
     }

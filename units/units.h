@@ -100,6 +100,8 @@ using money_per_energy_unit =
     decltype(money_unit() / energy_unit());                          // USD/J (USD/kWh at the edges)
 using money_per_power_unit = decltype(money_unit() / power_unit());  // USD/W (USD/MW at the edges)
 using money_per_time_unit = decltype(money_unit() / time_unit());  // USD/s (USD/year at the edges)
+// A share of something per unit of time: maintenance as a fraction of capex a year.
+using per_time_unit = decltype(dimensionless_unit() / time_unit());  // 1/s (per year at the edges)
 // Arithmetic intensity of a kernel: FLOPs per byte moved.
 using flops_per_byte_unit = decltype(compute_unit() / data_unit());  // FLOP/B
 
@@ -117,6 +119,7 @@ using DataRate = boost::units::quantity<data_rate_unit, double>;
 using MoneyPerEnergy = boost::units::quantity<money_per_energy_unit, double>;
 using MoneyPerPower = boost::units::quantity<money_per_power_unit, double>;
 using MoneyPerTime = boost::units::quantity<money_per_time_unit, double>;
+using PerTime = boost::units::quantity<per_time_unit, double>;
 using Ratio = boost::units::quantity<dimensionless_unit, double>;
 using FlopsPerByte = boost::units::quantity<flops_per_byte_unit, double>;
 
@@ -169,6 +172,7 @@ inline MoneyPerEnergy UsdPerKilowattHour(double v) {
 inline MoneyPerPower UsdPerWatt(double v) { return MoneyPerPower::from_value(v); }
 inline MoneyPerPower UsdPerMegawatt(double v) { return MoneyPerPower::from_value(v / 1e6); }
 inline MoneyPerTime UsdPerYear(double v) { return MoneyPerTime::from_value(v / kSecondsPerYear); }
+inline PerTime FractionPerYear(double v) { return PerTime::from_value(v / kSecondsPerYear); }
 inline Ratio Fraction(double v) { return Ratio::from_value(v); }
 inline FlopsPerByte FlopsPerByteOf(double v) { return FlopsPerByte::from_value(v); }
 
@@ -197,6 +201,7 @@ inline double InUsdPerKilowattHour(MoneyPerEnergy p) { return p.value() * kJoule
 inline double InUsdPerWatt(MoneyPerPower p) { return p.value(); }
 inline double InUsdPerMegawatt(MoneyPerPower p) { return p.value() * 1e6; }
 inline double InUsdPerYear(MoneyPerTime p) { return p.value() * kSecondsPerYear; }
+inline double InFractionPerYear(PerTime p) { return p.value() * kSecondsPerYear; }
 inline double InFraction(Ratio r) { return r.value(); }
 inline double InFlopsPerByte(FlopsPerByte i) { return i.value(); }
 

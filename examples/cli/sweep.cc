@@ -148,7 +148,7 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
   const double numbers[] = {units::InWatts(r.it_power),          units::InWatts(r.facility_power),
                             units::InFlopsPerSecond(r.peak),     units::InFraction(r.mfu),
                             units::InFlopsPerSecond(r.realized), units::InUsd(r.capex),
-                            units::InUsd(r.opex_per_year),       units::InUsd(r.tco)};
+                            units::InUsdPerYear(r.opex_rate),    units::InUsd(r.tco)};
   const int64_t counts[] = {r.gpus, r.servers, r.racks, r.pods, r.buildings};
   const std::string binding = ok ? BindingConstraint_Name(r.binding) : "";
   if (json) {

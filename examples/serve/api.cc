@@ -257,7 +257,7 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
       p->set_mfu(units::InFraction(row.mfu));
       p->set_realized_flops_per_second(units::InFlopsPerSecond(row.realized));
       p->set_capex_usd(units::InUsd(row.capex));
-      p->set_opex_usd_per_year(units::InUsd(row.opex_per_year));
+      p->set_opex_usd_per_year(units::InUsdPerYear(row.opex_rate));
       p->set_tco_usd(units::InUsd(row.tco));
       p->set_binding_constraint(row.binding);
     }

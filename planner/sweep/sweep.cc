@@ -88,7 +88,7 @@ void FillRow(const Solution& s, SweepRow* row) {
   row->mfu = e.mfu;
   row->realized = e.realized;
   row->capex = e.capex;
-  row->opex_per_year = e.opex_per_year;
+  row->opex_rate = e.opex_rate;
   row->tco = e.tco;
   row->binding = s.binding;
 }

@@ -66,7 +66,7 @@ struct SweepRow {
   units::Ratio mfu;
   units::ComputeRate realized;
   units::Money capex;
-  units::Money opex_per_year;
+  units::MoneyPerTime opex_rate;
   units::Money tco;
   BindingConstraint binding = BINDING_CONSTRAINT_UNSPECIFIED;
 };

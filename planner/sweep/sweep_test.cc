@@ -272,7 +272,7 @@ void ExpectSameRows(const std::vector<SweepRow>& a, const std::vector<SweepRow>&
     ASSERT_EQ(units::InFraction(a[i].mfu), units::InFraction(b[i].mfu));
     ASSERT_EQ(units::InFlopsPerSecond(a[i].realized), units::InFlopsPerSecond(b[i].realized));
     ASSERT_EQ(units::InUsd(a[i].capex), units::InUsd(b[i].capex));
-    ASSERT_EQ(units::InUsd(a[i].opex_per_year), units::InUsd(b[i].opex_per_year));
+    ASSERT_EQ(units::InUsdPerYear(a[i].opex_rate), units::InUsdPerYear(b[i].opex_rate));
     ASSERT_EQ(units::InUsd(a[i].tco), units::InUsd(b[i].tco));
     ASSERT_EQ(a[i].binding, b[i].binding);
   }
