@@ -27,11 +27,12 @@ Power PowerCapUse(const Model& m, const ClusterEval& e) {
   return m.caps.power_cap_at == POWER_CAP_AT_IT ? e.it_power : e.facility_power;
 }
 
-// Largest server count allowed by `limit` when each server adds at least `per_server`; `inf` for
-// none.
-double ServersWithin(double limit, double per_server) {
-  if (per_server <= 0) return std::numeric_limits<double>::infinity();
-  return std::floor(limit / per_server);
+// Largest server count allowed by `limit` when each server adds at least `per_server` (watts or
+// dollars, in any quantity of the same dimension); `inf` for none.
+template <typename Quantity>
+double ServersWithin(Quantity limit, Quantity per_server) {
+  if (!(per_server > Quantity::from_value(0.0))) return std::numeric_limits<double>::infinity();
+  return std::floor(units::InFraction(limit / per_server));
 }
 
 // BrokenCaps, here where the search can inline it.
@@ -130,10 +131,10 @@ class ServerSearch {
  private:
   static constexpr int kSecantSteps = 3;
 
-  // What each cap with a limit in power or money uses at one probe.
+  // What each cap with a limit in power or money uses at one probe, as a fraction of the cap.
   struct Uses {
     int64_t n = -1;  // -1 = no probe yet
-    double power = 0, substation = 0, budget = 0;
+    units::Ratio power, substation, budget;
   };
 
   // Probes n servers; returns whether they fit every cap.
@@ -145,9 +146,10 @@ class ServerSearch {
     const uint32_t broken = CapsBroken(m_, e);
     previous_ = last_;
     last_.n = n;
-    last_.power = units::InWatts(PowerCapUse(m_, e));
-    last_.substation = units::InWatts(e.facility_power);
-    last_.budget = m_.caps.has_budget ? units::InUsd(BudgetUse(m_, e)) : 0.0;
+    last_.power = m_.caps.has_power_cap ? PowerCapUse(m_, e) / m_.caps.power_cap : units::Ratio();
+    last_.substation =
+        m_.site.has_substation ? e.facility_power / m_.site.substation_capacity : units::Ratio();
+    last_.budget = m_.caps.has_budget ? BudgetUse(m_, e) / m_.caps.budget : units::Ratio();
     if (broken == 0) {
       if (n >= low_) {
         low_ = n;
@@ -169,23 +171,24 @@ class ServerSearch {
     return false;
   }
 
-  // Where the caps put the answer, from the last probe (and the one before it when there is one).
+  // Where the caps put the answer, from the last probe (and the one before it when there is one):
+  // where each cap's use reaches 1.
   double Guess() const {
     double g = std::numeric_limits<double>::infinity();
-    auto cap = [&](bool has, double limit, double now, double before) {
+    auto cap = [&](bool has, units::Ratio use_now, units::Ratio use_before) {
       if (!has) return;
+      const double now = units::InFraction(use_now), before = units::InFraction(use_before);
       if (previous_.n >= 0 && previous_.n != last_.n && now != before) {
         // Secant through the last two probes.
-        g = std::min(g, D(last_.n) + (limit - now) * D(last_.n - previous_.n) / (now - before));
+        g = std::min(g, D(last_.n) + (1.0 - now) * D(last_.n - previous_.n) / (now - before));
       } else if (now > 0) {
         // Proportional from the last probe.
-        g = std::min(g, D(last_.n) * limit / now);
+        g = std::min(g, D(last_.n) / now);
       }
     };
-    cap(m_.caps.has_power_cap, units::InWatts(m_.caps.power_cap), last_.power, previous_.power);
-    cap(m_.site.has_substation, units::InWatts(m_.site.substation_capacity), last_.substation,
-        previous_.substation);
-    cap(m_.caps.has_budget, units::InUsd(m_.caps.budget), last_.budget, previous_.budget);
+    cap(m_.caps.has_power_cap, last_.power, previous_.power);
+    cap(m_.site.has_substation, last_.substation, previous_.substation);
+    cap(m_.caps.has_budget, last_.budget, previous_.budget);
     if (!std::isfinite(g)) return D(high_);
     return std::floor(g);
   }
@@ -267,17 +270,17 @@ absl::StatusOr<Solution> Solve(const Model& m, int64_t guess_servers) {
 // nothing caps the cluster (an error: no cap to solve under); an error when a cap caps nothing.
 absl::StatusOr<double> ServerUpperBound(const Model& m) {
   const int64_t gps = m.server.gpus;
-  const double server_it = units::InWatts(m.ServerPower());
-  const double server_meter = server_it * units::InFraction(m.site.pue);
+  const Power server_it = m.ServerPower();
+  const Power server_meter = server_it * m.site.pue;
   double hi = std::numeric_limits<double>::infinity();
   bool capped = false;
   if (m.caps.has_power_cap) {
-    const double per = m.caps.power_cap_at == POWER_CAP_AT_IT ? server_it : server_meter;
-    hi = std::min(hi, ServersWithin(units::InWatts(m.caps.power_cap), per));
+    const Power per = m.caps.power_cap_at == POWER_CAP_AT_IT ? server_it : server_meter;
+    hi = std::min(hi, ServersWithin(m.caps.power_cap, per));
     capped = true;
   }
   if (m.site.has_substation) {
-    hi = std::min(hi, ServersWithin(units::InWatts(m.site.substation_capacity), server_meter));
+    hi = std::min(hi, ServersWithin(m.site.substation_capacity, server_meter));
     capped = true;
   }
   if (m.caps.max_gpus > 0) {
@@ -300,28 +303,27 @@ absl::StatusOr<double> ServerUpperBound(const Model& m) {
   if (m.caps.has_budget) {
     // Per server at least: its price and its facility share; under TCO also maintenance on those
     // and its average energy over the horizon.
-    const double years = units::InYears(m.costs.horizon);
-    const double server_price = units::InUsd(m.server.price);
-    const double server_facility = units::InUsdPerWatt(m.costs.facility_per_it_power) * server_it;
-    double per = server_price + server_facility;
+    const units::Time horizon = m.costs.horizon;
+    const Money server_price = m.server.price;
+    const Money server_facility = m.costs.facility_per_it_power * server_it;
+    Money per = server_price + server_facility;
     if (m.caps.budget_on == BUDGET_ON_TCO) {
       // Capital charged over the horizon (horizon / annuity of each class's capex), maintenance,
       // and the server's own average energy.
-      per = server_price * (units::InFraction(m.costs.horizon / m.costs.it_annuity) +
-                            units::InFractionPerYear(m.costs.it_maintenance) * years) +
-            server_facility * (units::InFraction(m.costs.horizon / m.costs.facility_annuity) +
-                               units::InFractionPerYear(m.costs.facility_maintenance) * years) +
-            units::InUsd(m.ServerMeasuredPower() * m.costs.average_utilization * m.site.annual_pue *
-                         units::Years(years) * m.costs.electricity);
+      per = server_price * (horizon / m.costs.it_annuity + m.costs.it_maintenance * horizon) +
+            server_facility *
+                (horizon / m.costs.facility_annuity + m.costs.facility_maintenance * horizon) +
+            m.ServerMeasuredPower() * m.costs.average_utilization * m.site.annual_pue * horizon *
+                m.costs.electricity;
     }
-    if (!(per > 0)) {
+    if (!(per > units::Usd(0.0))) {
       // Nothing costs anything per server: the budget would cap nothing, whatever the other caps.
       return absl::FailedPreconditionError(absl::StrCat(
           "constraints.budget_usd is ", absl::StrFormat("%.15g", units::InUsd(m.caps.budget)),
           " but nothing in the request has a price, so the budget caps nothing: set "
           "hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0"));
     }
-    hi = std::min(hi, ServersWithin(units::InUsd(m.caps.budget), per));
+    hi = std::min(hi, ServersWithin(m.caps.budget, per));
     capped = true;
   }
   if (!capped) {
