@@ -116,32 +116,46 @@ ScaleRow ToScaleRow(const Model& m, const ClusterEval& e) {
 
 namespace {
 
-const char* CapName(BindingConstraint b) {
-  switch (b) {
-    case BINDING_CONSTRAINT_FACILITY_POWER:
-      return "the facility power cap";
-    case BINDING_CONSTRAINT_IT_POWER:
-      return "the IT power cap";
-    case BINDING_CONSTRAINT_SUBSTATION:
-      return "the substation's usable capacity";
-    case BINDING_CONSTRAINT_MAX_GPUS:
-      return "the GPU cap (constraints.max_gpus)";
-    case BINDING_CONSTRAINT_BUILDINGS:
-      return "the building count (site.max_buildings)";
-    case BINDING_CONSTRAINT_BUDGET:
-      return "the budget";
-    case BINDING_CONSTRAINT_SIZE_LIMIT:
-      return "dcplan's size limit of 10^12 GPUs";
-    case BINDING_CONSTRAINT_DIMINISHING_RETURNS:
-      return "diminishing returns: more GPUs would realize less compute";
-    case BINDING_CONSTRAINT_FABRIC:
-      return "the scale-out fabric (the deepest fat tree dcplan sizes with this switch radix)";
-    default:
-      return "nothing";
+// Each binding constraint's words for people: a short label (tables, charts) and the phrase a
+// plan's note uses. The one mapping of the enum to words.
+struct CapWords {
+  BindingConstraint binding;
+  const char* label;
+  const char* phrase;
+};
+constexpr CapWords kCapWords[] = {
+    {BINDING_CONSTRAINT_NONE, "none", "nothing"},
+    {BINDING_CONSTRAINT_FACILITY_POWER, "facility power cap", "the facility power cap"},
+    {BINDING_CONSTRAINT_IT_POWER, "IT power cap", "the IT power cap"},
+    {BINDING_CONSTRAINT_SUBSTATION, "substation capacity", "the substation's usable capacity"},
+    {BINDING_CONSTRAINT_MAX_GPUS, "GPU cap", "the GPU cap (constraints.max_gpus)"},
+    {BINDING_CONSTRAINT_BUILDINGS, "building count", "the building count (site.max_buildings)"},
+    {BINDING_CONSTRAINT_BUDGET, "budget", "the budget"},
+    {BINDING_CONSTRAINT_SIZE_LIMIT, "size limit", "dcplan's size limit of 10^12 GPUs"},
+    {BINDING_CONSTRAINT_DIMINISHING_RETURNS, "diminishing returns",
+     "diminishing returns: more GPUs would realize less compute"},
+    {BINDING_CONSTRAINT_FABRIC, "scale-out fabric",
+     "the scale-out fabric (the deepest fat tree dcplan sizes with this switch radix)"},
+};
+
+const CapWords* WordsFor(BindingConstraint b) {
+  for (const CapWords& w : kCapWords) {
+    if (w.binding == b) return &w;
   }
+  return nullptr;
+}
+
+const char* CapName(BindingConstraint b) {
+  const CapWords* w = WordsFor(b);
+  return w != nullptr ? w->phrase : "nothing";
 }
 
 }  // namespace
+
+std::string BindingLabel(BindingConstraint b) {
+  const CapWords* w = WordsFor(b);
+  return w != nullptr ? w->label : "unspecified";
+}
 
 Plan ToPlan(const Model& m, const Solution& s) {
   Plan plan;

@@ -9,6 +9,8 @@
 //   plan.counts().gpu_count();   // 32784
 #pragma once
 
+#include <string>
+
 #include "planner/cluster.h"
 #include "planner/model.h"
 #include "planner/solver.h"
@@ -18,6 +20,10 @@ namespace dcplan {
 
 // The whole plan for a solution, with notes that explain a zero-GPU plan or a cap that bound.
 Plan ToPlan(const Model& model, const Solution& solution);
+
+// A binding constraint's short label for people: "facility power cap", "budget", "GPU cap"
+// ("unspecified" for a value the schema does not name).
+std::string BindingLabel(BindingConstraint binding);
 
 // One cluster size's figures (`dcplan scale`).
 ScaleRow ToScaleRow(const Model& model, const ClusterEval& eval);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "examples/cli/flags.h"
+#include "planner/plan.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -24,32 +25,7 @@ std::string Pct(double f) { return units::FormatPercent(units::Fraction(f), 1); 
 
 }  // namespace
 
-std::string BindingName(BindingConstraint b) {
-  switch (b) {
-    case BINDING_CONSTRAINT_NONE:
-      return "none";
-    case BINDING_CONSTRAINT_FACILITY_POWER:
-      return "facility power cap";
-    case BINDING_CONSTRAINT_IT_POWER:
-      return "IT power cap";
-    case BINDING_CONSTRAINT_SUBSTATION:
-      return "substation capacity";
-    case BINDING_CONSTRAINT_MAX_GPUS:
-      return "GPU cap";
-    case BINDING_CONSTRAINT_BUILDINGS:
-      return "building count";
-    case BINDING_CONSTRAINT_BUDGET:
-      return "budget";
-    case BINDING_CONSTRAINT_SIZE_LIMIT:
-      return "size limit";
-    case BINDING_CONSTRAINT_DIMINISHING_RETURNS:
-      return "diminishing returns";
-    case BINDING_CONSTRAINT_FABRIC:
-      return "scale-out fabric";
-    default:
-      return "unspecified";
-  }
-}
+std::string BindingName(BindingConstraint b) { return BindingLabel(b); }
 
 std::string PlanTable(const Plan& p) {
   const Counts& c = p.counts();
