@@ -13,8 +13,8 @@
 //
 // FitCalibration chooses kernel_efficiency, the scale-up and scale-out bandwidth efficiencies and
 // the memory-bound factor that minimize the RMS error in MFU points over the runs, by Nelder-Mead
-// inside physical bounds (MinimizeInBox). examples/calibrate_efficiency.cc runs it; the a100-dgx
-// preset records the result.
+// inside physical bounds (MinimizeInBox, minimize.h). examples/calibrate_efficiency.cc runs it; the
+// a100-dgx preset records the result.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(std::vector<MeasuredRun> runs, ReadMeasuredRuns(csv, setup_csv));
@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "planner/workload/minimize.h"
 #include "planner/workload/workload_model.h"
 #include "proto/request.pb.h"
 #include "proto/workload.pb.h"
@@ -83,14 +84,6 @@ absl::StatusOr<StepEstimate> PredictRun(const MeasuredRun& run,
 // (0 fields: micro-batch, interleaving, recomputation) searched.
 absl::StatusOr<ParallelConfig> PredictRunConfig(const MeasuredRun& run,
                                                 const EfficiencyCalibration& calibration);
-
-// Minimizes `f` over the box [lower, upper] by Nelder-Mead from `start` with initial simplex steps
-// `step` (points outside the box are clamped to it before `f` sees them), for `iterations`
-// iterations. Returns the best point found.
-std::vector<double> MinimizeInBox(const std::function<double(const std::vector<double>&)>& f,
-                                  std::vector<double> start, const std::vector<double>& step,
-                                  const std::vector<double>& lower,
-                                  const std::vector<double>& upper, int iterations);
 
 // The fitted constants and how well they do.
 struct FitResult {

@@ -185,20 +185,145 @@ int64_t LargestUsefulGpus(const WorkloadModel& w, const TrainingHardware& hw, st
   return g >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(g);
 }
 
-absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const TrainingHardware& hw,
-                                               int64_t gpus) {
-  if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;
+namespace {
+
+// What the search has found so far.
+struct SearchState {
   SearchResult best;
-  best.searched = !w.FullyFixed();
   bool have = false;
   // For the error message when nothing fits.
   units::Data least = units::Bytes(std::numeric_limits<double>::infinity());
   ParallelConfig least_config;
   units::Data usable = units::Bytes(0.0);
   int64_t no_fabric = 0;
+};
 
-  static constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
-                                              RECOMPUTE_PARTIAL, RECOMPUTE_FULL};
+constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
+                                     RECOMPUTE_FULL};
+
+// Estimates one configuration and keeps it if it is the fastest yet. False when it does not fit in
+// memory: memory grows with the micro-batch, so larger ones need not be tried.
+inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
+                     const ParallelConfig& c, SearchState& st) {
+  SearchResult& best = st.best;
+  const StepEstimate e = EstimateStep(w, hw, c, gpus);
+  ++best.evaluated;
+  if (!e.Feasible()) {
+    if (e.infeasible == Infeasible::kNoScaleOut) {
+      ++st.no_fabric;
+      return true;
+    }
+    if (e.memory < st.least) {
+      st.least = e.memory;
+      st.least_config = c;
+      st.usable = e.memory_usable;
+    }
+    return false;  // memory grows with the micro-batch
+  }
+  ++best.feasible;
+  if (!st.have || e.step < best.estimate.step) {
+    st.have = true;
+    best.config = c;
+    best.estimate = e;
+  }
+  return true;
+}
+
+// The recomputation modes, virtual stages and micro-batches of one (tp, cp, pp, dp) in `shape`.
+inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
+                               const ParallelConfig& shape, SearchState& st) {
+  const int64_t pp = shape.pp;
+  const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);  // sequences per replica per step
+  for (Recompute r : kRecomputes) {
+    if (w.fixed_recompute != RECOMPUTE_UNSPECIFIED) {
+      if (r != w.fixed_recompute) continue;
+    } else if (r == RECOMPUTE_SELECTIVE &&
+               (w.flash_attention || !w.selective_recompute_available)) {
+      // Flash attention already keeps no scores (selective only adds FLOPs); 2021 software has no
+      // selective recomputation.
+      continue;
+    }
+    const int64_t v_max =
+        w.fixed_virtual_stages > 0
+            ? w.fixed_virtual_stages
+            : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+    for (int64_t v = 1; v <= v_max; ++v) {
+      if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
+      const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
+      const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+      for (int64_t b = b_first; b <= b_last; b *= 2) {
+        // Interleaving needs at least pp micro-batches; larger ones only make fewer.
+        if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
+        ParallelConfig c;
+        c.tp = shape.tp;
+        c.pp = pp;
+        c.dp = shape.dp;
+        c.micro_batch = b;
+        c.virtual_stages = v;
+        c.recompute = r;
+        c.cp = shape.cp;
+        if (!Evaluate(w, hw, gpus, c, st)) break;
+      }
+    }
+  }
+}
+
+// The data-parallel degrees of one (tp, cp, pp): the most the cluster and the batch allow, and a
+// few smaller ones that leave GPUs idle on purpose (powers of two and divisors of the batch, down
+// to 1/16 of it): with a small batch on a big cluster, fewer replicas with more micro-batches each
+// can beat a pipeline that is mostly bubble.
+inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
+                               const std::vector<int64_t>& batch_divisors, int64_t tp, int64_t cp,
+                               int64_t pp, SearchState& st) {
+  const int64_t tpc = tp * cp;
+  const int64_t dp_max = std::min<int64_t>(gpus / (tpc * pp), w.global_batch);
+  if (dp_max < 1) return;
+  std::array<int64_t, kMaxDpCandidates> dps;
+  const int n_dp =
+      w.fixed_dp > 0 ? (dps[0] = w.fixed_dp, 1) : DpCandidates(dp_max, batch_divisors, &dps);
+  for (int i_dp = 0; i_dp < n_dp; ++i_dp) {
+    ParallelConfig shape;
+    shape.tp = tp;
+    shape.cp = cp;
+    shape.pp = pp;
+    shape.dp = dps[i_dp];
+    SearchMicroBatches(w, hw, gpus, shape, st);
+  }
+}
+
+// Why no configuration was found.
+absl::Status NothingFits(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
+                         const SearchState& st) {
+  const SearchResult& best = st.best;
+  if (best.evaluated == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("workload %s: no parallel configuration on %d GPUs satisfies the fixed "
+                        "workload.parallelism fields",
+                        w.name.empty() ? "(unnamed)" : w.name, gpus));
+  }
+  if (st.no_fabric == best.evaluated) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("workload %s on %d GPUs spans more than one scale-up domain of %d GPUs, "
+                        "but the hardware has "
+                        "no scale-out network (hardware.network.nics_per_gpu is 0); set one or use "
+                        "--scale_out_gbps",
+                        w.name.empty() ? "(unnamed)" : w.name, gpus, hw.scale_up_gpus));
+  }
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "workload %s fits in no parallel configuration on %d GPUs: the least memory any of the %d "
+      "configurations tried needs is %.1f GB per GPU (%s), more than the %.1f GB usable "
+      "(hardware.accelerator.hbm_bytes x hardware.calibration.hbm_usable_fraction)",
+      w.name.empty() ? "(unnamed)" : w.name, gpus, best.evaluated, InGigabytes(st.least),
+      DescribeConfig(st.least_config), InGigabytes(st.usable)));
+}
+
+}  // namespace
+
+absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const TrainingHardware& hw,
+                                               int64_t gpus) {
+  if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;
+  SearchState st;
+  st.best.searched = !w.FullyFixed();
   const std::vector<int64_t> batch_divisors = Divisors(w.global_batch);
   const int64_t tp_max = std::min<int64_t>(hw.scale_up_gpus, gpus);
   // With tp, pp and dp fixed, cp is what the GPU count leaves (1 when the product is the count).
@@ -220,94 +345,12 @@ absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const Tra
       for (int64_t pp = 1; pp <= pp_max; ++pp) {
         if (w.fixed_pp > 0 ? pp != w.fixed_pp : !IsPipelineCandidate(pp, w.layers)) continue;
         if (w.fixed_dp > gpus / (tpc * pp)) continue;
-        // Data-parallel degrees: the most the cluster and the batch allow, and a few smaller ones
-        // that leave GPUs idle on purpose (powers of two and divisors of the batch, down to 1/16 of
-        // it): with a small batch on a big cluster, fewer replicas with more micro-batches each can
-        // beat a pipeline that is mostly bubble.
-        const int64_t dp_max = std::min<int64_t>(gpus / (tpc * pp), w.global_batch);
-        if (dp_max < 1) continue;
-        std::array<int64_t, kMaxDpCandidates> dps;
-        const int n_dp =
-            w.fixed_dp > 0 ? (dps[0] = w.fixed_dp, 1) : DpCandidates(dp_max, batch_divisors, &dps);
-        for (int i_dp = 0; i_dp < n_dp; ++i_dp) {
-          const int64_t dp = dps[i_dp];
-          const int64_t per_rank = CeilDiv(w.global_batch, dp);  // sequences per replica per step
-          for (Recompute r : kRecomputes) {
-            if (w.fixed_recompute != RECOMPUTE_UNSPECIFIED) {
-              if (r != w.fixed_recompute) continue;
-            } else if (r == RECOMPUTE_SELECTIVE &&
-                       (w.flash_attention || !w.selective_recompute_available)) {
-              // Flash attention already keeps no scores (selective only adds FLOPs); 2021 software
-              // has no selective recomputation.
-              continue;
-            }
-            const int64_t v_max =
-                w.fixed_virtual_stages > 0
-                    ? w.fixed_virtual_stages
-                    : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
-            for (int64_t v = 1; v <= v_max; ++v) {
-              if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
-              const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
-              const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
-              for (int64_t b = b_first; b <= b_last; b *= 2) {
-                // Interleaving needs at least pp micro-batches; larger ones only make fewer.
-                if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
-                ParallelConfig c;
-                c.tp = tp;
-                c.pp = pp;
-                c.dp = dp;
-                c.micro_batch = b;
-                c.virtual_stages = v;
-                c.recompute = r;
-                c.cp = cp;
-                const StepEstimate e = EstimateStep(w, hw, c, gpus);
-                ++best.evaluated;
-                if (!e.Feasible()) {
-                  if (e.infeasible == Infeasible::kNoScaleOut) {
-                    ++no_fabric;
-                    continue;
-                  }
-                  if (e.memory < least) {
-                    least = e.memory;
-                    least_config = c;
-                    usable = e.memory_usable;
-                  }
-                  break;  // memory grows with the micro-batch
-                }
-                ++best.feasible;
-                if (!have || e.step < best.estimate.step) {
-                  have = true;
-                  best.config = c;
-                  best.estimate = e;
-                }
-              }
-            }
-          }
-        }
+        SearchDataParallel(w, hw, gpus, batch_divisors, tp, cp, pp, st);
       }
     }
   }
-  if (have) return best;
-  if (best.evaluated == 0) {
-    return absl::FailedPreconditionError(
-        absl::StrFormat("workload %s: no parallel configuration on %d GPUs satisfies the fixed "
-                        "workload.parallelism fields",
-                        w.name.empty() ? "(unnamed)" : w.name, gpus));
-  }
-  if (no_fabric == best.evaluated) {
-    return absl::FailedPreconditionError(
-        absl::StrFormat("workload %s on %d GPUs spans more than one scale-up domain of %d GPUs, "
-                        "but the hardware has "
-                        "no scale-out network (hardware.network.nics_per_gpu is 0); set one or use "
-                        "--scale_out_gbps",
-                        w.name.empty() ? "(unnamed)" : w.name, gpus, hw.scale_up_gpus));
-  }
-  return absl::FailedPreconditionError(absl::StrFormat(
-      "workload %s fits in no parallel configuration on %d GPUs: the least memory any of the %d "
-      "configurations tried needs is %.1f GB per GPU (%s), more than the %.1f GB usable "
-      "(hardware.accelerator.hbm_bytes x hardware.calibration.hbm_usable_fraction)",
-      w.name.empty() ? "(unnamed)" : w.name, gpus, best.evaluated, InGigabytes(least),
-      DescribeConfig(least_config), InGigabytes(usable)));
+  if (st.have) return st.best;
+  return NothingFits(w, hw, gpus, st);
 }
 
 }  // namespace dcplan

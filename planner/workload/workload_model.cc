@@ -349,23 +349,38 @@ TrainingHardware BuildTrainingHardware(const Hardware& p) {
   return hw;
 }
 
-StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
-                          const ParallelConfig& c, int64_t cluster_gpus) {
-  StepEstimate e;
+namespace {
+
+// The configuration and the hardware as every part of the step model sees them.
+struct StepContext {
+  double t, p, d, v, cp;  // tp, pp, dp, virtual stages, cp
+  double s, h, a, f, vocab, l;
+  double kv;   // key (and value) width
+  double tok;  // tokens per micro-batch on one GPU
+  bool full, selective, partial;
+  GemmCost gemm;
+  DataRate hbm_rate;
+  Link up, out;
+  bool no_fabric;
+};
+
+inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardware& hw,
+                                   const ParallelConfig& c) {
   const CalibrationModel& cal = hw.calibration;
-  const double t = D(c.tp), p = D(c.pp), d = D(c.dp), v = D(c.virtual_stages), cp = D(c.cp);
-  const double s = D(w.seq_len), h = D(w.hidden), a = D(w.heads), f = D(w.ffn_hidden);
-  const double vocab = D(w.vocab), l = D(w.layers);
-  const double kv = h * D(w.kv_heads) / a;  // key (and value) width
+  StepContext x;
+  x.t = D(c.tp), x.p = D(c.pp), x.d = D(c.dp), x.v = D(c.virtual_stages), x.cp = D(c.cp);
+  x.s = D(w.seq_len), x.h = D(w.hidden), x.a = D(w.heads), x.f = D(w.ffn_hidden);
+  x.vocab = D(w.vocab), x.l = D(w.layers);
+  x.kv = x.h * D(w.kv_heads) / x.a;
   // Tokens per micro-batch on one GPU: context parallelism splits each sequence cp ways.
-  const double tok = D(c.micro_batch) * s / cp;
-  const bool full = c.recompute == RECOMPUTE_FULL;
-  const bool selective = c.recompute == RECOMPUTE_SELECTIVE;
-  const bool partial = c.recompute == RECOMPUTE_PARTIAL;
-  const GemmCost gemm{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units),
-                      w.precision};
-  const DataRate hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
-  const Link up{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
+  x.tok = D(c.micro_batch) * x.s / x.cp;
+  x.full = c.recompute == RECOMPUTE_FULL;
+  x.selective = c.recompute == RECOMPUTE_SELECTIVE;
+  x.partial = c.recompute == RECOMPUTE_PARTIAL;
+  x.gemm =
+      GemmCost{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units), w.precision};
+  x.hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
+  x.up = Link{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
   // The scale-out link slows by the leaf's oversubscription once a data-parallel group leaves its
   // leaf, and by each oversubscribed tier above whose block it outgrows (Meta's 1:7 above
   // 3,072-GPU pods): every GPU of the group sends at once, so the uplinks share out.
@@ -375,25 +390,50 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
     slowdown *= hw.upper_oversubscription[i];
   }
-  const Link out{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
-                 cal.scale_out_latency};
-  const bool no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
-  if (no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
+  x.out = Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
+               cal.scale_out_latency};
+  x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
+  return x;
+}
 
-  // --- One layer, one micro-batch, one GPU. ---
+// One layer's times on one GPU for one micro-batch, and the output layer's.
+struct LayerTimes {
+  Time dense_fwd;       // one forward pass of the weight multiplies
+  Time dense;           // the weight multiplies through training
+  Time backward_gemms;  // their backward pass
+  Time attn_fwd;        // one forward pass of the attention core
+  Time compute;
+  Time memory;
+  Time tp;
+  Time tp_forward;  // one forward pass's share of tp (a rerun pays it again)
+  Time cp;
+  Time total;  // compute + memory + tp + cp
+  Time out_compute;
+  Time out_memory;
+  Time out_total;
+};
+
+// The layer's multiplies and attention core: sets dense_fwd, dense, backward_gemms, attn_fwd and
+// compute.
+inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
+                         const ParallelConfig& c, const StepContext& x, LayerTimes& lt) {
+  const CalibrationModel& cal = hw.calibration;
+  const double t = x.t, cp = x.cp, s = x.s, h = x.h, a = x.a, f = x.f, kv = x.kv, tok = x.tok;
+  const GemmCost& gemm = x.gemm;
   // Each weight multiply runs at its own shape after the tensor-parallel split: tok tokens by the
   // layer's input and output widths (q, k, v together; the MLP's up (and gate) projection; the
   // output projections). Full recomputation reruns the forward pass. When `params` overrides the
   // shape's count, the multiplies' FLOPs are scaled to it.
-  const double forwards = full ? 2.0 : 1.0;
+  const double forwards = x.full ? 2.0 : 1.0;
   const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
   const PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) +
                           WeightGemm(tok, h, h / t, gemm) + WeightGemm(tok, up_width / t, h, gemm) +
                           WeightGemm(tok, h, f / t, gemm);
   const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
   const double params_scale = w.layer_params / shape_params;
-  const Time dense_fwd = params_scale * gemms.forward;
-  const Time dense = forwards * dense_fwd + params_scale * gemms.backward;
+  lt.dense_fwd = params_scale * gemms.forward;
+  lt.dense = forwards * lt.dense_fwd + params_scale * gemms.backward;
+  lt.backward_gemms = params_scale * gemms.backward;
   // The attention core: per head, scores Q K^T (tok x s by the head size) and their product with V,
   // 4 tok s h / t FLOPs forward over the heads of this GPU (keys span the whole sequence under
   // context parallelism). The backward pass is twice the forward; selective and full recomputation
@@ -420,8 +460,15 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
     attn_fwd = GemmTime(one_product, s_q, s, head, heads_here, gemm) +
                GemmTime(one_product, s_q, head, s, heads_here, gemm);
   }
-  const double attn_passes = 3.0 + (full || selective ? 1.0 : 0.0);
-  const Time layer_compute = dense + attn_passes * attn_fwd;
+  lt.attn_fwd = attn_fwd;
+  const double attn_passes = 3.0 + (x.full || x.selective ? 1.0 : 0.0);
+  lt.compute = lt.dense + attn_passes * attn_fwd;
+}
+
+// The layer's memory-bound HBM traffic and kernel overheads.
+inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x) {
+  const double t = x.t, s = x.s, h = x.h, a = x.a, f = x.f, tok = x.tok;
+  const bool full = x.full;
   // Memory-bound HBM traffic of the forward pass, in elements per token: 10 h for the two norms and
   // the two dropout + residual adds (replicated over the tensor-parallel group unless sequence
   // parallel), 2 f (3 f gated) for the activation function and 6 h for reshapes and bias adds,
@@ -434,25 +481,31 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
   const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
   const double layer_elements =
-      tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (selective ? scores : 0.0));
+      tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (x.selective ? scores : 0.0));
   // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
   // is recomputed.
-  const Time layer_memory =
-      layer_elements * w.precision / hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
-  // Tensor parallel: per layer two all-reduces (or reduce-scatter + all-gather pairs) of the
-  // micro-batch's activations forward, two backward, two more when the forward is recomputed.
+  return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
+}
+
+// Tensor parallel: sets tp and tp_forward.
+inline void LayerTensorParallel(const WorkloadModel& w, const TrainingHardware& hw,
+                                const ParallelConfig& c, const StepContext& x, LayerTimes& lt) {
+  const double t = x.t;
+  const double forwards = x.full ? 2.0 : 1.0;
+  // Per layer two all-reduces (or reduce-scatter + all-gather pairs) of the micro-batch's
+  // activations forward, two backward, two more when the forward is recomputed.
   Time layer_tp = units::Seconds(0.0);
   Time layer_tp_forward = units::Seconds(0.0);  // one forward pass's share (a rerun pays it again)
   if (c.tp > 1) {
-    const Data message = tok * h * w.precision;
+    const Data message = x.tok * x.h * w.precision;
     const Time all_reduce =
-        AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), up, out).Total();
-    layer_tp = (full ? 6.0 : 4.0) * all_reduce;
+        AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), x.up, x.out).Total();
+    layer_tp = (x.full ? 6.0 : 4.0) * all_reduce;
     layer_tp_forward = 2.0 * all_reduce;
     if (w.overlap_tensor_parallel) {
       // Ring steps overlapped with slices of the multiplies: one step of tp shows, and whatever
       // the multiplies cannot cover.
-      layer_tp = layer_tp / t + std::max(units::Seconds(0.0), layer_tp - dense);
+      layer_tp = layer_tp / t + std::max(units::Seconds(0.0), layer_tp - lt.dense);
       layer_tp_forward = layer_tp_forward / t;
     } else if (w.sequence_parallel) {
       // Megatron's sequence-parallel linears (Korthikanti et al. 2022; tensor_parallel/layers.py):
@@ -461,41 +514,79 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
       // the input runs behind the input-gradient multiply and the input gradient's reduce-scatter
       // behind the weight-gradient multiply (two all-reduces' worth, hidden while the backward
       // multiplies last).
-      const Time backward_gemms = params_scale * gemms.backward;
+      const Time backward_gemms = lt.backward_gemms;
       layer_tp = (2.0 * forwards + 1.0) * all_reduce +
                  std::max(units::Seconds(0.0), 2.0 * all_reduce - backward_gemms);
     }
   }
-  // Context parallel: a ring of cp ranks (tp apart; inside the scale-up domain while tp x cp fits
-  // in it) passes each rank's keys and values (2 tok kv / t elements) cp - 1 times forward; the
-  // backward pass passes them again with their gradients (twice the bytes). The transfers overlap
-  // the attention core they feed; only the excess shows.
+  lt.tp = layer_tp;
+  lt.tp_forward = layer_tp_forward;
+}
+
+// Context parallel: a ring of cp ranks (tp apart; inside the scale-up domain while tp x cp fits
+// in it) passes each rank's keys and values (2 tok kv / t elements) cp - 1 times forward; the
+// backward pass passes them again with their gradients (twice the bytes). The transfers overlap
+// the attention core they feed; only the excess shows.
+inline Time LayerContextParallel(const WorkloadModel& w, const TrainingHardware& hw,
+                                 const ParallelConfig& c, const StepContext& x, Time attn_fwd,
+                                 StepEstimate& e) {
+  const double forwards = x.full ? 2.0 : 1.0;
   Time layer_cp = units::Seconds(0.0);
   if (c.cp > 1) {
     const bool inside = c.tp * c.cp <= hw.scale_up_gpus;
-    if (!inside && no_fabric) e.infeasible = Infeasible::kNoScaleOut;
-    const Link& link = inside ? up : out;
-    const Data kv_bytes = 2.0 * tok * kv / t * w.precision;
-    const Time ring = (cp - 1.0) * (kv_bytes / link.bandwidth + link.latency);
+    if (!inside && x.no_fabric) e.infeasible = Infeasible::kNoScaleOut;
+    const Link& link = inside ? x.up : x.out;
+    const Data kv_bytes = 2.0 * x.tok * x.kv / x.t * w.precision;
+    const Time ring = (x.cp - 1.0) * (kv_bytes / link.bandwidth + link.latency);
     const Time zero = units::Seconds(0.0);
     layer_cp =
         forwards * std::max(zero, ring - attn_fwd) + std::max(zero, 2.0 * ring - 2.0 * attn_fwd);
   }
-  const Time w_layer = layer_compute + layer_memory + layer_tp + layer_cp;
+  return layer_cp;
+}
+
+// --- One layer, one micro-batch, one GPU. ---
+inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& hw,
+                                const ParallelConfig& c, const StepContext& x, StepEstimate& e) {
+  LayerTimes lt;
+  LayerCompute(w, hw, c, x, lt);
+  lt.memory = LayerMemory(w, hw.calibration, x);
+  LayerTensorParallel(w, hw, c, x, lt);
+  lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
+  lt.total = lt.compute + lt.memory + lt.tp + lt.cp;
   // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
   // (never recomputed), and the fp32 logits written and read forward and backward (16 V bytes per
   // token).
-  const PassTimes out_gemm = WeightGemm(tok, vocab / t, h, gemm);
-  const Time out_compute = out_gemm.forward + out_gemm.backward;
-  const Time out_memory = units::Bytes(16.0 * tok * vocab / t) / hbm_rate;
-  const Time w_out = out_compute + out_memory;
+  const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
+  lt.out_compute = out_gemm.forward + out_gemm.backward;
+  lt.out_memory = units::Bytes(16.0 * x.tok * x.vocab / x.t) / x.hbm_rate;
+  lt.out_total = lt.out_compute + lt.out_memory;
+  return lt;
+}
 
-  // --- The slowest stage and the pipeline. ---
-  const StageSplit split_stages =
-      SplitStages(w.layers, c.pp, c.virtual_stages, w_layer, w_out, w.balance_pipeline_stages);
-  const double heavy = D(split_stages.heaviest_layers);
-  const double with_out = split_stages.heaviest_has_output ? 1.0 : 0.0;
-  const Time stage = heavy * w_layer + with_out * w_out;
+// The slowest stage and what the pipeline adds to it.
+struct PipelineTimes {
+  StageSplit split;
+  double heavy;     // layers on the slowest stage
+  double with_out;  // 1 when the slowest stage holds the output layer
+  Time stage;
+  Time per_micro_batch;
+  double m;  // micro-batches
+};
+
+// --- The slowest stage and the pipeline. ---
+inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHardware& hw,
+                                      const ParallelConfig& c, const StepContext& x,
+                                      const LayerTimes& lt, StepEstimate& e) {
+  const double t = x.t, p = x.p, v = x.v, h = x.h, tok = x.tok;
+  const Link& up = x.up;
+  const Link& out = x.out;
+  PipelineTimes pl;
+  pl.split = SplitStages(w.layers, c.pp, c.virtual_stages, lt.total, lt.out_total,
+                         w.balance_pipeline_stages);
+  const double heavy = D(pl.split.heaviest_layers);
+  const double with_out = pl.split.heaviest_has_output ? 1.0 : 0.0;
+  const Time stage = heavy * lt.total + with_out * lt.out_total;
   // Pipeline sends: each micro-batch's activation forward and its gradient backward, at every chunk
   // boundary (v per stage). Stages are tp x dp ranks apart (pipeline outermost), so they share a
   // scale-up domain only when tp x dp is smaller than the domain. With scatter-gather (or sequence
@@ -506,7 +597,7 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
     const Data full_message = tok * h * w.precision;
     const Data message = sliced ? full_message / t : full_message;
     const bool inside = c.tp * c.cp * c.dp < hw.scale_up_gpus;
-    if (!inside && no_fabric) e.infeasible = Infeasible::kNoScaleOut;
+    if (!inside && x.no_fabric) e.infeasible = Infeasible::kNoScaleOut;
     const Link& link = inside ? up : out;
     Time one = message / link.bandwidth + link.latency;
     if (sliced && !w.sequence_parallel) {
@@ -525,15 +616,39 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const Time per_micro_batch = stage + p2p;
   e.micro_batches = CeilDiv(w.global_batch, c.dp * c.micro_batch);
   const double m = D(e.micro_batches);
-  e.compute = m * (heavy * layer_compute + with_out * out_compute);
-  e.memory_bound = m * (heavy * layer_memory + with_out * out_memory);
-  e.tensor_parallel = m * heavy * layer_tp;
-  e.context_parallel = m * heavy * layer_cp;
+  e.compute = m * (heavy * lt.compute + with_out * lt.out_compute);
+  e.memory_bound = m * (heavy * lt.memory + with_out * lt.out_memory);
+  e.tensor_parallel = m * heavy * lt.tp;
+  e.context_parallel = m * heavy * lt.cp;
   e.pipeline_p2p = m * p2p;
   e.pipeline_bubble = ((p - 1.0) / v) * per_micro_batch;
+  pl.heavy = heavy;
+  pl.with_out = with_out;
+  pl.stage = stage;
+  pl.per_micro_batch = per_micro_batch;
+  pl.m = m;
+  return pl;
+}
 
-  // --- Parameters on the most loaded stage, data parallel and optimizer. ---
-  const double stage_layers = D(std::max(split_stages.first_layers, split_stages.last_layers));
+// The parameters of the most loaded stage on one GPU.
+struct StageParams {
+  double gpu_params;
+  Data gradient_bytes;
+  Data param_bytes;
+  double shards;  // the distributed optimizer's shards of the optimizer state
+};
+
+// --- Parameters on the most loaded stage, data parallel and optimizer. ---
+inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
+                                        const ParallelConfig& c, const StepContext& x,
+                                        const PipelineTimes& pl, StepEstimate& e) {
+  const CalibrationModel& cal = hw.calibration;
+  const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
+  const bool full = x.full;
+  const Link& up = x.up;
+  const Link& out = x.out;
+  const Time stage = pl.stage;
+  const double stage_layers = D(std::max(pl.split.first_layers, pl.split.last_layers));
   // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
   // both holds 2 V h when they are separate matrices.
   const double embeddings = (c.pp == 1 && w.untied_embeddings) ? 2.0 : 1.0;
@@ -560,7 +675,7 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
         OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kTree, buckets);
     sync = one + one;
   }
-  if (no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
+  if (x.no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
     e.infeasible = Infeasible::kNoScaleOut;
   }
   e.data_parallel_scale_up = sync.scale_up;
@@ -586,13 +701,84 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const double shards = w.distributed_optimizer ? d * cp : 1.0;
   const Data optimizer_traffic =
       (gpu_params / shards) * (w.gradient_element + units::Bytes(24.0) + w.precision);
-  e.optimizer = optimizer_traffic / hbm_rate;
-  e.step = m * per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
+  e.optimizer = optimizer_traffic / x.hbm_rate;
+  e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
+  return StageParams{gpu_params, gradient_bytes, param_bytes, shards};
+}
 
-  // --- Memory per GPU. ---
-  e.weights = param_bytes;
-  e.gradients = gradient_bytes;
-  e.optimizer_state = (gpu_params / shards) * units::Bytes(12.0);  // fp32 master, Adam m and v
+// Activations on the first and last stages.
+struct StageMemory {
+  Data layer_all;   // one layer's activations per micro-batch
+  Data checkpoint;  // what a recomputed layer keeps
+  double in_flight;
+  Data first_stage;
+  Data last_stage;
+  Data states;  // weights, gradients and optimizer state
+};
+
+// Partial recomputation: on every stage the fewest layers (the same number k on each, as
+// Megatron's --recompute-num-layers) keep only their input, so the most loaded stage fits. Each
+// such layer saves (all - checkpoint) per micro-batch in flight and reruns its forward. Updates the
+// stages' activations and the step; returns the share of layers recomputed.
+inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const PipelineTimes& pl,
+                               StageMemory& sm, StepEstimate& e) {
+  const double p = x.p, v = x.v, m = pl.m, heavy = pl.heavy;
+  const Data layer_all = sm.layer_all, checkpoint = sm.checkpoint, states = sm.states;
+  Data& first_stage = sm.first_stage;
+  Data& last_stage = sm.last_stage;
+  const Data excess = std::max(first_stage, last_stage) + states - e.memory_usable;
+  const int64_t most = std::max(pl.split.first_layers, pl.split.last_layers);
+  const Data per_layer = sm.in_flight * (layer_all - checkpoint);
+  int64_t k = 0;
+  if (excess > units::Bytes(0.0)) {
+    // The last stage holds one micro-batch per layer, the first in_flight: solve on each.
+    const Data first_excess = first_stage + states - e.memory_usable;
+    const Data last_excess = last_stage + states - e.memory_usable;
+    const Data last_saving = layer_all - checkpoint;
+    const int64_t k_first =
+        first_excess > units::Bytes(0.0)
+            ? static_cast<int64_t>(std::ceil(units::InFraction(first_excess / per_layer)))
+            : 0;
+    const int64_t k_last =
+        last_excess > units::Bytes(0.0)
+            ? static_cast<int64_t>(std::ceil(units::InFraction(last_excess / last_saving)))
+            : 0;
+    k = std::max(k_first, k_last);
+  }
+  if (k >= most) {
+    // Every layer recomputed is full recomputation: that configuration is its own candidate.
+    e.infeasible = e.infeasible == Infeasible::kNone ? Infeasible::kMemory : e.infeasible;
+    k = most;
+  }
+  const double kd = D(k);
+  first_stage = first_stage - kd * per_layer;
+  last_stage = last_stage - kd * (layer_all - checkpoint);
+  // The rerun forwards: k layers on the slowest stage, every micro-batch and in the bubble.
+  const double rerun = std::min(kd, heavy);
+  const Time fwd_compute = lt.dense_fwd + lt.attn_fwd;
+  const Time fwd_memory = lt.memory / 3.0;
+  const Time fwd_tp = lt.tp_forward;
+  const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp;
+  e.compute += m * rerun * fwd_compute;
+  e.memory_bound += m * rerun * fwd_memory;
+  e.tensor_parallel += m * rerun * fwd_tp;
+  e.pipeline_bubble += ((p - 1.0) / v) * rerun * fwd_layer;
+  e.step += (m + (p - 1.0) / v) * rerun * fwd_layer;
+  e.recomputed_layers = k;
+  return most > 0 ? kd / D(most) : 0.0;
+}
+
+// --- Memory per GPU. --- Returns the share of layers recomputed (-1: the attention core only).
+inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
+                             const ParallelConfig& c, const StepContext& x, const LayerTimes& lt,
+                             const PipelineTimes& pl, const StageParams& sp, StepEstimate& e) {
+  const CalibrationModel& cal = hw.calibration;
+  const double t = x.t, p = x.p, v = x.v, s = x.s, h = x.h, a = x.a, f = x.f;
+  const double tok = x.tok, vocab = x.vocab, m = pl.m;
+  const bool full = x.full, selective = x.selective, partial = x.partial;
+  e.weights = sp.param_bytes;
+  e.gradients = sp.gradient_bytes;
+  e.optimizer_state = (sp.gpu_params / sp.shards) * units::Bytes(12.0);  // fp32 master, Adam m, v
   // Activations per layer and micro-batch (Korthikanti et al. 2022, counted at 2 bytes per element
   // and scaled to the precision): 10 h per token replicated over tp unless sequence parallel, 8 h +
   // 4 f (6 f gated) split over tp, and 5 a s for the attention scores unless flash attention or
@@ -601,76 +787,37 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const double scale = units::InBytes(w.precision) / 2.0;
   const double rep_div = w.sequence_parallel ? t : 1.0;
   const bool keep_scores = !w.flash_attention && !selective;
-  const Data layer_all =
-      units::Bytes(tok * scale *
-                   (10.0 * h / rep_div + (8.0 * h + (w.gated_mlp ? 6.0 : 4.0) * f) / t +
-                    (keep_scores ? 5.0 * a * s / t : 0.0)));
-  const Data checkpoint = units::Bytes(tok * scale * 2.0 * h / rep_div);
-  const Data layer_kept = full ? checkpoint : layer_all;
-  const Data working = (full || partial) ? layer_all : units::Bytes(0.0);
+  StageMemory sm;
+  sm.layer_all = units::Bytes(tok * scale *
+                              (10.0 * h / rep_div + (8.0 * h + (w.gated_mlp ? 6.0 : 4.0) * f) / t +
+                               (keep_scores ? 5.0 * a * s / t : 0.0)));
+  sm.checkpoint = units::Bytes(tok * scale * 2.0 * h / rep_div);
+  const Data layer_kept = full ? sm.checkpoint : sm.layer_all;
+  const Data working = (full || partial) ? sm.layer_all : units::Bytes(0.0);
   // 1F1B: the first stage holds min(m, p) micro-batches in flight, (1 + (p-1)/(p v)) times that
   // when interleaved; the last stage holds one, plus the fp32 logits and their gradient.
-  const double in_flight =
-      std::min(m, p) * (c.virtual_stages > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0);
+  sm.in_flight = std::min(m, p) * (c.virtual_stages > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0);
   const Data logits = units::Bytes(8.0 * tok * vocab / t);
-  Data first_stage = D(split_stages.first_layers) * in_flight * layer_kept + working +
-                     (c.pp == 1 ? logits : units::Bytes(0.0));
-  Data last_stage = D(split_stages.last_layers) * layer_kept + working + logits;
+  sm.first_stage = D(pl.split.first_layers) * sm.in_flight * layer_kept + working +
+                   (c.pp == 1 ? logits : units::Bytes(0.0));
+  sm.last_stage = D(pl.split.last_layers) * layer_kept + working + logits;
   e.memory_usable = hw.hbm * cal.hbm_usable_fraction;
-  const Data states = e.weights + e.gradients + e.optimizer_state;
+  sm.states = e.weights + e.gradients + e.optimizer_state;
   double recomputed_share = full ? 1.0 : (selective ? -1.0 : 0.0);  // -1: attention core only
-  if (partial) {
-    // Partial recomputation: on every stage the fewest layers (the same number k on each, as
-    // Megatron's --recompute-num-layers) keep only their input, so the most loaded stage fits.
-    // Each such layer saves (all - checkpoint) per micro-batch in flight and reruns its forward.
-    const Data excess = std::max(first_stage, last_stage) + states - e.memory_usable;
-    const int64_t most = std::max(split_stages.first_layers, split_stages.last_layers);
-    const Data per_layer = in_flight * (layer_all - checkpoint);
-    int64_t k = 0;
-    if (excess > units::Bytes(0.0)) {
-      // The last stage holds one micro-batch per layer, the first in_flight: solve on each.
-      const Data first_excess = first_stage + states - e.memory_usable;
-      const Data last_excess = last_stage + states - e.memory_usable;
-      const Data last_saving = layer_all - checkpoint;
-      const int64_t k_first =
-          first_excess > units::Bytes(0.0)
-              ? static_cast<int64_t>(std::ceil(units::InFraction(first_excess / per_layer)))
-              : 0;
-      const int64_t k_last =
-          last_excess > units::Bytes(0.0)
-              ? static_cast<int64_t>(std::ceil(units::InFraction(last_excess / last_saving)))
-              : 0;
-      k = std::max(k_first, k_last);
-    }
-    if (k >= most) {
-      // Every layer recomputed is full recomputation: that configuration is its own candidate.
-      e.infeasible = e.infeasible == Infeasible::kNone ? Infeasible::kMemory : e.infeasible;
-      k = most;
-    }
-    const double kd = D(k);
-    first_stage = first_stage - kd * per_layer;
-    last_stage = last_stage - kd * (layer_all - checkpoint);
-    // The rerun forwards: k layers on the slowest stage, every micro-batch and in the bubble.
-    const double rerun = std::min(kd, heavy);
-    const Time fwd_compute = dense_fwd + attn_fwd;
-    const Time fwd_memory = layer_memory / 3.0;
-    const Time fwd_tp = layer_tp_forward;
-    const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp;
-    e.compute += m * rerun * fwd_compute;
-    e.memory_bound += m * rerun * fwd_memory;
-    e.tensor_parallel += m * rerun * fwd_tp;
-    e.pipeline_bubble += ((p - 1.0) / v) * rerun * fwd_layer;
-    e.step += (m + (p - 1.0) / v) * rerun * fwd_layer;
-    e.recomputed_layers = k;
-    recomputed_share = most > 0 ? kd / D(most) : 0.0;
-  }
-  e.activations = std::max(first_stage, last_stage);
-  e.memory = states + e.activations;
+  if (partial) recomputed_share = PartialRecompute(x, lt, pl, sm, e);
+  e.activations = std::max(sm.first_stage, sm.last_stage);
+  e.memory = sm.states + e.activations;
   if (e.infeasible == Infeasible::kNone && e.memory > e.memory_usable) {
     e.infeasible = Infeasible::kMemory;
   }
+  return recomputed_share;
+}
 
-  // --- Utilization over the whole cluster. ---
+// --- Utilization over the whole cluster. ---
+inline void EstimateUtilization(const WorkloadModel& w, const TrainingHardware& hw,
+                                const ParallelConfig& c, const StepContext& x,
+                                double recomputed_share, int64_t cluster_gpus, StepEstimate& e) {
+  const double s = x.s, h = x.h, l = x.l;
   const double tokens = D(w.global_batch) * s;
   e.model_flops_per_step = tokens * w.model_flops_per_token;
   const Compute recomputed = units::Flops(
@@ -680,6 +827,20 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
   const units::ComputeRate cluster_peak = D(std::max(cluster_gpus, c.Gpus())) * hw.peak;
   e.mfu = e.model_flops_per_step / (e.step * cluster_peak);
   e.hfu = (e.model_flops_per_step + recomputed) / (e.step * cluster_peak);
+}
+
+}  // namespace
+
+StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
+                          const ParallelConfig& c, int64_t cluster_gpus) {
+  StepEstimate e;
+  const StepContext x = MakeStepContext(w, hw, c);
+  if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
+  const LayerTimes lt = EstimateLayer(w, hw, c, x, e);
+  const PipelineTimes pl = EstimatePipeline(w, hw, c, x, lt, e);
+  const StageParams sp = EstimateDataParallel(w, hw, c, x, pl, e);
+  const double recomputed_share = EstimateMemory(w, hw, c, x, lt, pl, sp, e);
+  EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
   return e;
 }
 
