@@ -124,7 +124,7 @@ void AddCost(const Model& m, ClusterEval* out) {
   const units::Money capital =
       m.costs.capital_is_capex
           ? e.capex
-          : e.it_capital_rate * m.costs.horizon + e.facility_capital_rate * m.costs.horizon;
+          : e.it_capex * m.costs.it_horizon_share + building * m.costs.facility_horizon_share;
   e.tco = capital + e.opex_rate * m.costs.horizon;
 }
 

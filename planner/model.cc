@@ -59,7 +59,8 @@ Power SubstationCapacity(const Substation& s) {
 
 units::Time AnnuityYears(double wacc, double life_years) {
   if (!(wacc > 0)) return units::Years(life_years);
-  return units::Years((1.0 - std::pow(1.0 + wacc, -life_years)) / wacc);
+  // 1 - (1 + r)^-n as -expm1(-n log1p(r)): exact to the last bits however short the life.
+  return units::Years(-std::expm1(-life_years * std::log1p(wacc)) / wacc);
 }
 
 void SetPeakPue(double pue, SiteModel* site) {
@@ -243,6 +244,8 @@ CostModel BuildCostModel(const Costs& costs) {
   out.it_annuity = AnnuityYears(wacc, costs.has_it_life_years() ? costs.it_life_years() : horizon);
   out.facility_annuity =
       AnnuityYears(wacc, costs.has_facility_life_years() ? costs.facility_life_years() : horizon);
+  out.it_horizon_share = out.horizon / out.it_annuity;
+  out.facility_horizon_share = out.horizon / out.facility_annuity;
   out.it_charge_rate = 1.0 / out.it_annuity;
   out.facility_charge_rate = 1.0 / out.facility_annuity;
   out.capital_is_capex = out.it_annuity == out.horizon && out.facility_annuity == out.horizon;

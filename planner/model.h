@@ -121,6 +121,9 @@ struct CostModel {
   // annuities are the horizon itself (TCO's capital is then the capex).
   units::PerTime it_charge_rate;
   units::PerTime facility_charge_rate;
+  // The share of each class's capex a horizon is charged: horizon / annuity.
+  units::Ratio it_horizon_share;
+  units::Ratio facility_horizon_share;
   bool capital_is_capex = true;
 };
 

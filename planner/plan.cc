@@ -85,9 +85,12 @@ void FillCost(const Model& m, const ClusterEval& e, CostPlan* c) {
   capex->set_storage_usd(InUsd(e.storage_capex));
   capex->set_frontend_network_usd(InUsd(e.frontend_capex));
   capex->set_head_nodes_usd(InUsd(e.head_nodes_capex));
-  c->set_it_capital_usd_per_year(units::InUsdPerYear(e.it_capital_rate));
-  c->set_facility_capital_usd_per_year(units::InUsdPerYear(e.facility_capital_rate));
-  c->set_capital_usd_per_year(units::InUsdPerYear(e.it_capital_rate + e.facility_capital_rate));
+  // (A horizon of a few seconds makes a rate beyond a double's range: 0, as PerUnit does.)
+  const auto finite = [](double v) { return std::isfinite(v) ? v : 0.0; };
+  c->set_it_capital_usd_per_year(finite(units::InUsdPerYear(e.it_capital_rate)));
+  c->set_facility_capital_usd_per_year(finite(units::InUsdPerYear(e.facility_capital_rate)));
+  c->set_capital_usd_per_year(
+      finite(units::InUsdPerYear(e.it_capital_rate + e.facility_capital_rate)));
   c->set_capex_usd(InUsd(e.capex));
   c->set_average_facility_power_watts(units::InWatts(e.average_facility_power));
   // A year of the average draw.

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -473,13 +474,18 @@ absl::Status ValidateCosts(const Costs& costs, absl::string_view path) {
         CheckPositive(path, "horizon_years", costs.horizon_years(), limits::kMaxHorizonYears));
   }
   if (costs.has_wacc()) DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "wacc", costs.wacc()));
-  if (costs.has_it_life_years()) {
-    DCPLAN_RETURN_IF_ERROR(
-        CheckPositive(path, "it_life_years", costs.it_life_years(), limits::kMaxHorizonYears));
-  }
-  if (costs.has_facility_life_years()) {
-    DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "facility_life_years", costs.facility_life_years(),
-                                         limits::kMaxHorizonYears));
+  for (const auto& [field, present, years] :
+       {std::tuple<const char*, bool, double>{"it_life_years", costs.has_it_life_years(),
+                                              costs.it_life_years()},
+        std::tuple<const char*, bool, double>{
+            "facility_life_years", costs.has_facility_life_years(), costs.facility_life_years()}}) {
+    if (!present) continue;
+    DCPLAN_RETURN_IF_ERROR(CheckPositive(path, field, years, limits::kMaxHorizonYears));
+    if (years < limits::kMinAssetLifeYears) {
+      return absl::OutOfRangeError(absl::StrCat(
+          FieldPath(path, field), " must be >= ", FormatDouble(limits::kMinAssetLifeYears),
+          ", got ", FormatDouble(years)));
+    }
   }
   if (costs.has_it_maintenance_fraction_per_year()) {
     DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "it_maintenance_fraction_per_year",

@@ -93,6 +93,9 @@ inline constexpr double kMaxBitsPerSecond = 1e15;
 inline constexpr double kMaxPue = 5.0;
 // costs.horizon_years, it_life_years, facility_life_years (from the proto).
 inline constexpr double kMaxHorizonYears = 50.0;
+// costs.it_life_years and facility_life_years: at least about four days, so that a horizon's
+// capital charge (horizon / annuity x capex) stays within a double's range.
+inline constexpr double kMinAssetLifeYears = 0.01;
 // hardware.network.upper_tier_oversubscription size (tiers above the leaf, top excluded).
 inline constexpr int kMaxUpperTierOversubscriptions = 11;
 // hardware.auxiliary.head_nodes.

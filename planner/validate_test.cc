@@ -452,6 +452,9 @@ const BadCase kBadCases[] = {
      "costs.wacc must be in [0, 1], got 1.2"},
     {"ZeroItLife", Base::kFull, "costs { it_life_years: 0 }", kInvalid,
      "costs.it_life_years must be > 0, got 0"},
+    // A life of 1e-300 years would make the horizon's capital charge overflow.
+    {"TinyItLife", Base::kFull, "costs { it_life_years: 1e-300 }", kRange,
+     "costs.it_life_years must be >= 0.01, got 1e-300"},
     {"FacilityLifeAboveFifty", Base::kFull, "costs { facility_life_years: 60 }", kRange,
      "costs.facility_life_years must be <= 50, got 60"},
     {"NegativeFacilityMaintenance", Base::kFull,
