@@ -19,24 +19,31 @@ int64_t SpareServers(const Model& m, int64_t servers) {
 
 }  // namespace
 
-units::Power NameplateItPower(const Model& m, const ClusterEval& e) {
+namespace {
+
+// IT power of `e`'s devices when each draws the given figure: the one sum behind the nameplate and
+// the under-load figures (in EvaluatePower's order of operations).
+units::Power ItPowerAt(const Model& m, const ClusterEval& e, units::Power gpu,
+                       units::Power server_overhead, units::Power rack_overhead,
+                       units::Power switch_power) {
   const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
-  return (D(installed_gpus) * m.accelerator.tdp + D(e.servers) * m.server.overhead_nameplate +
-          D(e.racks) * m.rack.overhead_nameplate +
-          (D(e.fabric.switch_count) * m.network.switch_nameplate +
+  return (D(installed_gpus) * gpu + D(e.servers) * server_overhead + D(e.racks) * rack_overhead +
+          (D(e.fabric.switch_count) * switch_power +
            D(e.fabric.optic_count) * m.network.optic_power)) *
              m.auxiliary.power_factor +
          e.head_node_power;
 }
 
+}  // namespace
+
+units::Power NameplateItPower(const Model& m, const ClusterEval& e) {
+  return ItPowerAt(m, e, m.accelerator.tdp, m.server.overhead_nameplate, m.rack.overhead_nameplate,
+                   m.network.switch_nameplate);
+}
+
 units::Power MeasuredItPower(const Model& m, const ClusterEval& e) {
-  const int64_t installed_gpus = e.gpus + e.spare_servers * m.server.gpus;
-  return (D(installed_gpus) * m.accelerator.measured + D(e.servers) * m.server.overhead_measured +
-          D(e.racks) * m.rack.overhead_measured +
-          (D(e.fabric.switch_count) * m.network.switch_measured +
-           D(e.fabric.optic_count) * m.network.optic_power)) *
-             m.auxiliary.power_factor +
-         e.head_node_power;
+  return ItPowerAt(m, e, m.accelerator.measured, m.server.overhead_measured,
+                   m.rack.overhead_measured, m.network.switch_measured);
 }
 
 void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
