@@ -116,8 +116,6 @@ void AddCost(const Model& m, ClusterEval* out) {
   const units::Money building = e.facility_capex + e.site_fixed_capex;
   e.it_capital_rate = e.it_capex * m.costs.it_charge_rate;
   e.facility_capital_rate = building * m.costs.facility_charge_rate;
-  e.capex =
-      e.servers_capex + e.racks_capex + e.network_capex + e.facility_capex + e.site_fixed_capex;
 
   // Opex: the average draw under load at the meter, at the annual PUE.
   e.average_facility_power = e.measured_it_power * m.costs.average_utilization * m.site.annual_pue;

@@ -134,6 +134,29 @@ TEST(EvaluateCluster, HotSparesAuxiliaryLoadsAndHeadNodesAddPowerNotCompute) {
   EXPECT_DOUBLE_EQ(units::InFlopsPerSecond(e.peak), 800e15);
 }
 
+TEST(EvaluateCluster, CapexCountsStorageFrontendAndHeadNodes) {
+  // Seed servers at $100,000 (8 GPUs): 800 GPUs = 100 servers = $10M of compute hardware; storage
+  // 5% of it ($500,000), frontend 1% ($100,000), 4 head nodes at $20,000 ($80,000). No facility
+  // cost: capex = $10.68M, all of it IT.
+  Model m = BuildModel(testing::SeedWith(R"pb(
+              hardware {
+                server { price_usd: 100000 }
+                auxiliary {
+                  storage_price_fraction: 0.05
+                  frontend_network_price_fraction: 0.01
+                  head_nodes: 4
+                  head_node_price_usd: 20000
+                }
+              })pb"))
+                .value();
+  ClusterEval e = EvaluateCluster(m, 800);
+  EXPECT_NEAR(units::InUsd(e.storage_capex), 500000.0, 1e-6);
+  EXPECT_NEAR(units::InUsd(e.frontend_capex), 100000.0, 1e-6);
+  EXPECT_NEAR(units::InUsd(e.head_nodes_capex), 80000.0, 1e-6);
+  EXPECT_NEAR(units::InUsd(e.it_capex), 10680000.0, 1e-6);
+  EXPECT_NEAR(units::InUsd(e.capex), 10680000.0, 1e-6);
+}
+
 TEST(EvaluateCluster, EnergyUsesTheDrawUnderLoadAndTheAnnualPue) {
   // Seed with a measured draw of 1,000 W a GPU, design-day PUE 1.3, annual 1.1, utilization 0.5:
   // 8 GPUs draw 8 kW under load, 8 x 1 x 0.5 x 1.1 = 4.4 kW on average, 38.544 MWh a year (dcplan's
