@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
 namespace dcplan {
@@ -19,6 +21,20 @@ std::string FormatDouble(double value) {
   return buffer;
 }
 
+namespace {
+constexpr absl::string_view kFieldPathPayload = "type.dcplan/field_path";
+}  // namespace
+
+absl::Status WithFieldPath(absl::Status status, absl::string_view path) {
+  if (!status.ok() && !path.empty()) status.SetPayload(kFieldPathPayload, absl::Cord(path));
+  return status;
+}
+
+std::string FieldPathOf(const absl::Status& status) {
+  auto path = status.GetPayload(kFieldPathPayload);
+  return path.has_value() ? std::string(*path) : std::string();
+}
+
 std::string FieldPath(absl::string_view prefix, absl::string_view field) {
   if (prefix.empty()) return std::string(field);
   return absl::StrCat(prefix, ".", field);
@@ -26,23 +42,27 @@ std::string FieldPath(absl::string_view prefix, absl::string_view field) {
 
 absl::Status CheckFinite(absl::string_view prefix, absl::string_view field, double value) {
   if (std::isfinite(value)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(FieldPath(prefix, field), " must be finite, got ", FormatDouble(value)));
+  return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                           FieldPath(prefix, field), " must be finite, got ", FormatDouble(value))),
+                       FieldPath(prefix, field));
 }
 
 absl::Status CheckAtMost(absl::string_view prefix, absl::string_view field, double value,
                          double max) {
   if (value <= max) return absl::OkStatus();
-  return absl::OutOfRangeError(absl::StrCat(
-      FieldPath(prefix, field), " must be <= ", FormatDouble(max), ", got ", FormatDouble(value)));
+  return WithFieldPath(absl::OutOfRangeError(absl::StrCat(FieldPath(prefix, field),
+                                                          " must be <= ", FormatDouble(max),
+                                                          ", got ", FormatDouble(value))),
+                       FieldPath(prefix, field));
 }
 
 absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field, double value,
                               double max) {
   if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
   if (!(value >= 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(FieldPath(prefix, field), " must be >= 0, got ", FormatDouble(value)));
+    return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                             FieldPath(prefix, field), " must be >= 0, got ", FormatDouble(value))),
+                         FieldPath(prefix, field));
   }
   return CheckAtMost(prefix, field, value, max);
 }
@@ -51,8 +71,10 @@ absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, do
                            double max, absl::string_view note) {
   if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
   if (!(value > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be > 0", note,
-                                                   ", got ", FormatDouble(value)));
+    return WithFieldPath(
+        absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be > 0", note,
+                                                ", got ", FormatDouble(value))),
+        FieldPath(prefix, field));
   }
   return CheckAtMost(prefix, field, value, max);
 }
@@ -62,30 +84,36 @@ absl::Status CheckInRange(absl::string_view prefix, absl::string_view field, dou
   if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
   const bool open = low == kOpenLow;
   if ((open ? value > lo : value >= lo) && value <= hi) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be in ",
-                                                 open ? "(" : "[", FormatDouble(lo), ", ",
-                                                 FormatDouble(hi), "], got ", FormatDouble(value)));
+  return WithFieldPath(
+      absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be in ",
+                                              open ? "(" : "[", FormatDouble(lo), ", ",
+                                              FormatDouble(hi), "], got ", FormatDouble(value))),
+      FieldPath(prefix, field));
 }
 
 absl::Status CheckCountAtLeast(absl::string_view prefix, absl::string_view field, uint64_t value,
                                uint64_t min, absl::string_view note) {
   if (value >= min) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(FieldPath(prefix, field), " must be >= ", min, note, ", got ", value));
+  return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                           FieldPath(prefix, field), " must be >= ", min, note, ", got ", value)),
+                       FieldPath(prefix, field));
 }
 
 absl::Status CheckCountAtMost(absl::string_view prefix, absl::string_view field, uint64_t value,
                               uint64_t max) {
   if (value <= max) return absl::OkStatus();
-  return absl::OutOfRangeError(
-      absl::StrCat(FieldPath(prefix, field), " must be <= ", max, ", got ", value));
+  return WithFieldPath(absl::OutOfRangeError(absl::StrCat(FieldPath(prefix, field),
+                                                          " must be <= ", max, ", got ", value)),
+                       FieldPath(prefix, field));
 }
 
 absl::Status CheckEnum(absl::string_view prefix, absl::string_view field, int value,
                        bool (*is_valid)(int), absl::string_view enum_name) {
   if (is_valid(value)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be a known ",
-                                                 enum_name, " value, got ", value));
+  return WithFieldPath(
+      absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be a known ",
+                                              enum_name, " value, got ", value)),
+      FieldPath(prefix, field));
 }
 
 }  // namespace dcplan

@@ -2,7 +2,8 @@
 //
 // The field checks both validators share (planner/validate.cc for PlanRequest and
 // planner/workload/workload_validate.cc for Workload): each returns OK or an error naming the field
-// path and the value, with one status code per kind of failure:
+// path and the value (the path also as a payload: WithFieldPath), with one status code per kind of
+// failure:
 //   - InvalidArgument: a value outside the range the schema states (`site.pue must be >= 1.0`);
 //   - OutOfRange: a value beyond one of dcplan's hard limits (`costs.horizon_years must be <= 50`).
 // Cross-field rules (FailedPrecondition) stay in the validators, which know the fields.
@@ -23,6 +24,13 @@ namespace dcplan {
 // %g with as many significant digits as it takes to read the same double back ("0.9", "4600",
 // "1e+15", "0.30000000000000004", "nan", "inf"): a message never shows two numbers the same way.
 std::string FormatDouble(double value);
+
+// Errors carry the field path they are about as data, not only as text: every check below attaches
+// it, and so do the validators' cross-field rules. Front ends map it back to the user's own name
+// for the input (a flag, a --set path, a page control). WithFieldPath returns `status` with the
+// path attached (an OK status is returned as it is); FieldPathOf gives it back, or "" when none.
+absl::Status WithFieldPath(absl::Status status, absl::string_view path);
+std::string FieldPathOf(const absl::Status& status);
 
 // `prefix.field`, or `field` at the top level.
 std::string FieldPath(absl::string_view prefix, absl::string_view field);

@@ -172,7 +172,7 @@ absl::StatusOr<double> ParseAxis(absl::string_view spec, bool materialize, Sweep
     return absl::InvalidArgumentError(
         absl::StrCat("axis \"", Clip(spec), "\": ", chain.status().message()));
   }
-  return ParseValues(spec, chain->back()->name(), text, IsIntegerField(chain->back()),
+  return ParseValues(spec, name, text, IsIntegerField(chain->back()),
                      materialize ? &axis->values : nullptr);
 }
 

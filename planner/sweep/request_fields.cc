@@ -12,8 +12,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/status_macros.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
+#include "planner/request_edit.h"
 #include "units/parse.h"
 
 namespace dcplan {
@@ -24,30 +27,9 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-struct Alias {
-  const char* name;
-  const char* path;
-};
-constexpr Alias kAliases[] = {
-    {"power", "constraints.power_cap_watts"},
-    {"power_cap", "constraints.power_cap_watts"},
-    {"pue", "site.pue"},
-    {"budget", "constraints.budget_usd"},
-    {"electricity", "costs.electricity_usd_per_kwh"},
-    {"gpus", "constraints.max_gpus"},
-    {"max_gpus", "constraints.max_gpus"},
-    {"max_buildings", "site.max_buildings"},
-    {"horizon_years", "costs.horizon_years"},
-};
-
 }  // namespace
 
-std::string ResolveSweepAlias(absl::string_view name) {
-  for (const Alias& a : kAliases) {
-    if (name == a.name) return a.path;
-  }
-  return std::string(name);
-}
+std::string ResolveSweepAlias(absl::string_view name) { return ResolveAlias(name); }
 
 bool IsIntegerField(const FieldDescriptor* f) {
   switch (f->cpp_type()) {
@@ -61,73 +43,38 @@ bool IsIntegerField(const FieldDescriptor* f) {
   }
 }
 
-// The chain of fields from PlanRequest down to the numeric field `path` names.
+// The chain of fields from PlanRequest down to the numeric field `path` names, resolved by the
+// request-editing layer (planner/request_edit.h), so a sweep names fields as --set does.
 absl::StatusOr<std::vector<const FieldDescriptor*>> ResolveRequestField(absl::string_view path) {
+  DCPLAN_ASSIGN_OR_RETURN(FieldRef field, ResolveField(path));
   std::vector<const FieldDescriptor*> chain;
-  const Descriptor* d = PlanRequest::descriptor();
-  std::vector<absl::string_view> parts = absl::StrSplit(path, '.');
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const FieldDescriptor* f = d == nullptr ? nullptr : d->FindFieldByName(std::string(parts[i]));
-    if (f == nullptr) {
+  for (const FieldStep& step : field.steps) {
+    if (step.field->is_repeated()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("no field \"", path,
-                       "\" in PlanRequest (aliases: power, pue, budget, electricity, gpus, "
-                       "max_buildings, horizon_years, preset)"));
+          absl::StrCat(path, ": repeated fields cannot be swept (", step.field->full_name(), ")"));
     }
-    if (f->is_repeated()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": repeated fields cannot be swept (", f->full_name(), ")"));
-    }
-    const bool last = i + 1 == parts.size();
-    if (!last && f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("no field \"", path, "\" in PlanRequest: ", f->name(), " is not a message"));
-    }
-    if (last) {
-      const bool numeric = f->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE ||
-                           f->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT || IsIntegerField(f);
-      if (!numeric) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, " is not a numeric field; sweeps vary numbers (and presets: preset=a,b)"));
-      }
-    }
-    chain.push_back(f);
-    d = f->message_type();
+    chain.push_back(step.field);
+  }
+  if (!field.numeric()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " is not a numeric field; sweeps vary numbers (and presets: preset=a,b)"));
   }
   return chain;
 }
 
-// Parses one value of the field `name` (its last path part) in the unit the name gives.
+// One value in the field's unit, by the request-editing layer's grammar: `name` as the user
+// typed it (an alias that hides its unit, such as "power", takes the unit as --power does).
 absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view text) {
-  text = absl::StripAsciiWhitespace(text);
-  double plain = 0;
-  const bool is_plain = absl::SimpleAtod(text, &plain) && std::isfinite(plain);
-  auto either = [&](auto parsed, auto read) -> absl::StatusOr<double> {
-    if (parsed.ok()) return read(*parsed);
-    if (is_plain) return plain;
-    return parsed.status();
-  };
-  if (absl::EndsWith(name, "_watts")) return either(units::ParsePower(text), units::InWatts);
-  if (absl::EndsWith(name, "_usd_per_kwh")) {
-    return either(units::ParseMoneyPerEnergy(text), units::InUsdPerKilowattHour);
+  DCPLAN_ASSIGN_OR_RETURN(FieldRef field, ResolveField(name));
+  const bool strict = name == "power" || name == "power_cap";
+  auto v = ParseNumber(field, text, strict);
+  if (!v.ok()) {
+    // The layer's message starts with the path; the axis names the field already.
+    absl::string_view message = v.status().message();
+    absl::ConsumePrefix(&message, absl::StrCat(field.path, ": "));
+    return absl::Status(v.status().code(), message);
   }
-  if (absl::EndsWith(name, "_usd_per_it_watt")) {
-    return either(units::ParseMoneyPerPower(text), units::InUsdPerWatt);
-  }
-  if (absl::EndsWith(name, "_usd") || absl::EndsWith(name, "_usd_per_year")) {
-    return either(units::ParseMoney(text), units::InUsd);
-  }
-  if (absl::EndsWith(name, "_bits_per_second")) {
-    return either(units::ParseDataRate(text),
-                  [](units::DataRate r) { return units::InBitsPerSecond(r); });
-  }
-  if (absl::EndsWith(name, "_bytes_per_second")) {
-    return either(units::ParseDataRate(text), units::InBytesPerSecond);
-  }
-  if (absl::EndsWith(name, "_flops_per_second")) {
-    return either(units::ParseComputeRate(text), units::InFlopsPerSecond);
-  }
-  return units::ParseCount(text);
+  return *v;
 }
 
 // Sets the numeric field at the end of `chain` in `request` to `v`.

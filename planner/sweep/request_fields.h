@@ -36,10 +36,11 @@ absl::StatusOr<RequestFieldPath> ResolveRequestField(absl::string_view path);
 // Whether `f` holds a whole number (int32, int64, uint32, uint64).
 bool IsIntegerField(const google::protobuf::FieldDescriptor* f);
 
-// Parses one value of the field `name` (its last path part) in the unit the name gives: `_watts`
-// power text, `_usd` money, `_usd_per_kwh` an energy price, `_bits_per_second` and
-// `_bytes_per_second` a data rate, `_flops_per_second` a compute rate; otherwise a plain number or
-// a count ("8K").
+// Parses one value for the field `name` (a path or alias, as the user typed it) in the unit the
+// field's name gives, by planner/request_edit.h's grammar: `_watts` power text, `_usd` money,
+// `_usd_per_kwh` an energy price, `_bits_per_second` and `_bytes_per_second` a data rate,
+// `_flops_per_second` a compute rate, a percentage for a fraction; otherwise a plain number or a
+// count ("8K").
 absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view text);
 
 // Sets the numeric field at the end of `field` (whose path is `path`, for messages) in `request`

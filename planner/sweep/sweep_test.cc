@@ -96,11 +96,11 @@ TEST(ParseSweepAxis, WholeNumberFieldsRefuseFractions) {
   // solve a grid the user did not ask for.
   EXPECT_THAT(ParseSweepAxis("hardware.server.gpus_per_server=4:10:2.5"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       "axis \"hardware.server.gpus_per_server=4:10:2.5\": gpus_per_server takes "
-                       "whole numbers, got 2.5"));
+                       "axis \"hardware.server.gpus_per_server=4:10:2.5\": expected a whole "
+                       "number, got \"2.5\""));
   EXPECT_THAT(ParseSweepAxis("max_buildings=1,1.5"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       "axis \"max_buildings=1,1.5\": max_buildings takes whole numbers, got 1.5"));
+                       "axis \"max_buildings=1,1.5\": expected a whole number, got \"1.5\""));
   // 1 to 4 in 10 log-spaced whole numbers: only 1, 2, 3, 4 exist, so values would repeat.
   EXPECT_THAT(
       ParseSweepAxis("gpus=1:4:log10"),
@@ -168,9 +168,15 @@ TEST(ParseSweepAxis, ErrorsNameTheAxisAndWhatIsWrong) {
   EXPECT_THAT(ParseSweepAxis("name=a,b"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a numeric field")));
   EXPECT_THAT(ParseSweepAxis("site=1"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a numeric field")));
-  EXPECT_THAT(ParseSweepAxis("efficiency.table.points=1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("site is a message")));
+  EXPECT_THAT(ParseSweepAxis("efficiency.table.points[0].mfu=1"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("repeated")));
+  // A cap of zero is refused as --power=0 refuses it (0 in a request means "no cap").
+  EXPECT_THAT(ParseSweepAxis("power=0,1MW"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a cap of zero")));
+  // "power" hides its unit: a bare number is refused as --power refuses it.
+  EXPECT_THAT(ParseSweepAxis("power=50000000"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs its unit")));
   EXPECT_THAT(ParseSweepAxis("power=50MWh"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("axis \"power=50MWh\": expected a power such as 50MW")));
@@ -291,8 +297,8 @@ TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
     SCOPED_TRACE(extra);
     Sweep s = Sweep::Create(H100With(extra),
                             {Axis("pue=0.95,1.2,1.5"), Axis("electricity=-0.01,0.05,0.15"),
-                             Axis("budget=0,$300M,$2B"), Axis("gpus=0,5000,100K"),
-                             Axis("power=0,3MW,7MW,20MW,45.9MW,90MW")})
+                             Axis("budget=$300M,$2B"), Axis("gpus=0,5000,100K"),
+                             Axis("power=3MW,7MW,20MW,45.9MW,90MW")})
                   .value();
     SweepOptions slow;
     slow.patch_models = false;
@@ -361,10 +367,11 @@ TEST(Sweep, AnInvalidValueFailsOnlyItsOwnPoints) {
 }
 
 TEST(Sweep, APointWithoutAnyCapSaysSo) {
-  Sweep s = Sweep::Create(SeedWith(""), {Axis("power=0,1MW")}).value();
+  // max_gpus 0 means no GPU cap, and the seed has no other cap.
+  Sweep s = Sweep::Create(SeedWith(""), {Axis("gpus=0,712")}).value();
   std::vector<SweepRow> rows = RunAll(s);
   EXPECT_THAT(rows[0].status, StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no cap")));
-  // 1 MW / 11.2 kW = 89.3: 89 servers = 712 GPUs.
+  // 712 GPUs = 89 servers of 8.
   EXPECT_EQ(rows[1].gpus, 712);
 }
 
