@@ -10,18 +10,25 @@
 //   dcplan serve                                 the page and HTTP API on http://127.0.0.1:8080/
 //
 // `dcplan help COMMAND` or `dcplan COMMAND --help` prints a command's flags.
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
+#include "examples/cli/workload_flags.h"
+#include "planner/request_edit.h"
 
 namespace {
 
@@ -30,7 +37,40 @@ struct Command {
   absl::Status (*run)();
   const char* summary;
   const char* usage;
+  // The flags the command reads, as groups (see FlagGroup): a flag outside them is an error.
+  const char* flags;
 };
+
+// Flag groups, named in Command::flags.
+struct FlagGroup {
+  const char* name;
+  std::vector<std::string> flags;
+};
+
+const std::vector<FlagGroup>& FlagGroups() {
+  static const auto* groups = [] {
+    auto* g = new std::vector<FlagGroup>{
+        {"base", {"preset", "request", "in_format", "set"}},
+        {"output", {"format", "out"}},
+        {"caps", {"power", "power_at", "max_gpus", "budget", "budget_on", "objective"}},
+        {"site_money",
+         {"pue", "annual_pue", "cooling", "provisioning", "provisioning_margin", "max_buildings",
+          "horizon_years", "electricity", "gpu_price", "server_price", "wacc", "facility_cost",
+          "it_life"}},
+        {"workload", {"workload", "model", "checkpoint_write_gbps", "scale_out_gbps"}},
+        {"compare", {"presets", "requests", "set"}},
+        {"sizes", {"gpus"}},
+        {"sweep", {"vary", "threads"}},
+        {"convert", {"in", "out", "in_format", "out_format", "type"}},
+        {"validate", {"request", "type", "in_format"}},
+        {"presets", {"preset", "format", "models"}},
+        {"serve", {"port", "address", "threads", "allow_host", "allow_origin"}},
+    };
+    for (const std::string& f : dcplan::cli::WorkloadFlagNames()) (*g)[4].flags.push_back(f);
+    return g;
+  }();
+  return *groups;
+}
 
 const Command kCommands[] = {
     {"fit", dcplan::cli::RunFit, "the largest cluster (whole servers) under the caps",
@@ -45,13 +85,15 @@ const Command kCommands[] = {
      "Solves for the largest cluster whose facility power, IT power, substation load, GPU count,\n"
      "building count and budget all fit, and says which cap bound. Flags override the preset's or\n"
      "the request file's fields. --pue is the design-day PUE (what fits), --annual_pue the\n"
-     "year's average (the energy bill). Example: dcplan fit --preset=seed --power=45.9MW"},
+     "year's average (the energy bill). Example: dcplan fit --preset=seed --power=45.9MW",
+     "base output caps site_money workload"},
     {"scale", dcplan::cli::RunScale, "peak, MFU, realized compute and power for given sizes",
      "dcplan scale [--preset=NAME | --request=FILE] [--gpus=1,8,512,8192,32768]\n"
      "             [--pue=1.3] [--format=table|csv|json|textproto|binary] [--out=FILE]\n"
      "\n"
      "Evaluates clusters of exactly the given GPU counts, whatever the caps.\n"
-     "Example: dcplan scale --preset=seed --gpus=1,8,512,8192,32768"},
+     "Example: dcplan scale --preset=seed --gpus=1,8,512,8192,32768",
+     "base output caps site_money workload sizes"},
     {"sweep", dcplan::cli::RunSweep, "one request over a grid of values: CSV, JSON lines or SVG",
      "dcplan sweep [--preset=NAME | --request=FILE] --vary=FIELD=VALUES [--vary=...]\n"
      "             [--threads=N] [--format=csv|jsonl|svg] [--out=FILE] [cap flags of fit]\n"
@@ -62,7 +104,8 @@ const Command kCommands[] = {
      "(power text for _watts fields, money for _usd). FIELD: a PlanRequest field path\n"
      "(site.pue) or power, pue, budget, electricity, gpus, max_buildings, horizon_years, preset.\n"
      "Runs on every core (--threads=N to choose) and reports points/s on stderr.\n"
-     "Example: dcplan sweep --preset=seed --vary=power=10MW:500MW:log20 --vary=pue=1.0,1.2"},
+     "Example: dcplan sweep --preset=seed --vary=power=10MW:500MW:log20 --vary=pue=1.0,1.2",
+     "base output caps site_money workload sweep"},
     {"compare", dcplan::cli::RunCompare, "the same caps for several presets, ranked",
      "dcplan compare [--presets=h100-dgx,b200-dgx,...] [--requests=a.textproto,b.json]\n"
      "               [--power=100MW] [--budget='$5B'] [--budget_on=capex|tco] ...\n"
@@ -71,18 +114,21 @@ const Command kCommands[] = {
      "Solves the caps for every preset and request file named (default: every preset but seed) "
      "and\n"
      "ranks them by realized compute, with cost per realized EFLOP/s-year and energy a year; the\n"
-     "cap flags are those of fit."},
+     "cap flags are those of fit.",
+     "compare output caps site_money workload"},
     {"validate", dcplan::cli::RunValidate, "check a request (or plan) file",
      "dcplan validate --request=FILE [--type=request|plan]\n"
      "\n"
      "Reads FILE (.textproto, .json or .pb), checks every field and that the parts fit together,\n"
-     "and prints the first problem with its field path. Exit code 0 when valid, 1 when not."},
+     "and prints the first problem with its field path. Exit code 0 when valid, 1 when not.",
+     "validate"},
     {"convert", dcplan::cli::RunConvert, "between text format, JSON and binary",
      "dcplan convert --in=FILE --out=FILE [--in_format=text|json|binary]\n"
      "               [--out_format=text|json|binary] [--type=request|plan]\n"
      "\n"
      "Encodings come from the extensions (.textproto/.txtpb, .json, .pb/.binpb). The output is\n"
-     "written to a temporary file and renamed; dcplan never overwrites its input."},
+     "written to a temporary file and renamed; dcplan never overwrites its input.",
+     "convert"},
     {"train", dcplan::cli::RunTrain, "MFU, step time and time to train of one job on N GPUs",
      "dcplan train --gpus=N (--workload=FILE | --layers=L --hidden=H --heads=A --vocab=V\n"
      "             --seq_len=S --global_batch_tokens=T) [--params=N] [--ffn_hidden=F]\n"
@@ -99,7 +145,8 @@ const Command kCommands[] = {
      "--params defaults to the shape's count, --ffn_hidden to 4 x hidden; counts take 16M, 15T.\n"
      "The same workload flags make fit, scale and compare use this model for MFU.\n"
      "Example: dcplan train --gpus=8192 --layers=126 --hidden=16384 --heads=128 --vocab=128256\n"
-     "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T"},
+     "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T",
+     "base output workload sizes"},
     {"serve", dcplan::cli::RunServe,
      "the planner in a browser and over HTTP (JSON or binary protos)",
      "dcplan serve [--port=8080] [--address=127.0.0.1] [--threads=N]\n"
@@ -110,12 +157,14 @@ const Command kCommands[] = {
      "/v1/sweep, in JSON or binary protos (Content-Type/Accept: application/x-protobuf). Listens "
      "on\n"
      "loopback only unless --address names another address; --port=0 picks a free port. Ctrl-C\n"
-     "or SIGTERM stops it. Example: dcplan serve --port=8080"},
+     "or SIGTERM stops it. Example: dcplan serve --port=8080",
+     "serve"},
     {"presets", dcplan::cli::RunPresets, "list the compiled-in presets, or show one",
      "dcplan presets [--preset=NAME --format=textproto]\n"
      "\n"
      "Without --format=textproto lists every preset's headline figures; with it prints the preset\n"
-     "file, comments and sources included."},
+     "file, comments and sources included.",
+     "presets"},
 };
 
 std::string MainUsage() {
@@ -143,6 +192,102 @@ int UnknownCommand(const std::string& name) {
   std::cerr << "dcplan: unknown command \"" << dcplan::cli::ForTerminal(name) << "\"; commands are "
             << absl::StrJoin(names, ", ") << "\n";
   return 2;
+}
+
+// dcplan's own flags (those the CLI defines), sorted.
+std::vector<std::string> OwnFlags() {
+  std::vector<std::string> names;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::StrContains(flag->Filename(), "examples/cli/")) names.emplace_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// An error for the first flag no command defines, with the nearest one ("unknown flag --powr;
+// did you mean --power?"), or "".
+std::string UnknownFlag(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    absl::string_view name = arg.substr(arg[1] == '-' ? 2 : 1);
+    absl::string_view value;
+    if (const size_t eq = name.find('='); eq != absl::string_view::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (absl::FindCommandLineFlag(name) != nullptr) continue;
+    if (absl::StartsWith(name, "no") && absl::FindCommandLineFlag(name.substr(2)) != nullptr) {
+      continue;
+    }
+    std::string message =
+        absl::StrCat("unknown flag --", dcplan::cli::ForTerminal(std::string(name)));
+    if (dcplan::ResolveField(name).ok()) {
+      absl::StrAppend(&message, "; did you mean --set=", name, "=",
+                      dcplan::cli::ForTerminal(std::string(value)), "?");
+      return message;
+    }
+    std::string best;
+    size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
+    for (const std::string& known : OwnFlags()) {
+      const size_t d = EditDistance(name, known);
+      if (d < best_distance) {
+        best_distance = d;
+        best = known;
+      }
+    }
+    if (!best.empty()) absl::StrAppend(&message, "; did you mean --", best, "?");
+    absl::StrAppend(&message, " (dcplan help COMMAND lists a command's flags)");
+    return message;
+  }
+  return "";
+}
+
+// An error for the first flag given (its value differs from its default) that command `c` does
+// not read, naming the commands that do,
+// or "".
+std::string UnusedFlag(const Command& c) {
+  auto reads = [](const Command& k, const std::string& flag) {
+    for (absl::string_view group : absl::StrSplit(k.flags, ' ', absl::SkipEmpty())) {
+      for (const FlagGroup& g : FlagGroups()) {
+        if (g.name != group) continue;
+        for (const std::string& f : g.flags) {
+          if (f == flag) return true;
+        }
+      }
+    }
+    return false;
+  };
+  for (const std::string& flag : OwnFlags()) {
+    const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag);
+    if (f == nullptr || f->CurrentValue() == f->DefaultValue() || reads(c, flag)) continue;
+    std::vector<std::string> users;
+    for (const Command& k : kCommands) {
+      if (reads(k, flag)) users.push_back(k.name);
+    }
+    return absl::StrCat(c.name, " does not use --", flag,
+                        users.empty()
+                            ? std::string()
+                            : absl::StrCat(" (it is for ", absl::StrJoin(users, ", "), ")"),
+                        "; drop it");
+  }
+  return "";
 }
 
 bool IsHelpFlag(const char* arg) {
@@ -174,6 +319,10 @@ int main(int argc, char** argv) {
     std::cout << (c ? absl::StrCat(c->usage, "\n") : MainUsage());
     return 0;
   }
+  if (const std::string unknown = UnknownFlag(argc, argv); !unknown.empty()) {
+    std::cerr << "dcplan: " << unknown << "\n";
+    return 2;
+  }
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() < 2) {
     std::cerr << MainUsage();
@@ -186,6 +335,10 @@ int main(int argc, char** argv) {
   }
   const Command* c = Find(positional[1]);
   if (c == nullptr) return UnknownCommand(positional[1]);
+  if (const std::string unused = UnusedFlag(*c); !unused.empty()) {
+    std::cerr << "dcplan: " << unused << "\n";
+    return 2;
+  }
   const absl::Status status = c->run();
   return status.ok() ? 0 : dcplan::cli::Fail(status);
 }

@@ -86,8 +86,11 @@ constexpr FieldAlias kAliases[] = {
     {"server_mtbi_hours", "workload.reliability.server_mtbi_hours"},
 };
 
-// Aliases whose name hides a power unit: a bare number there is refused (50000000 W or 50 MW?).
-bool HidesPowerUnit(absl::string_view name) { return name == "power" || name == "power_cap"; }
+// Aliases whose name hides the unit of a field where a bare number is a likely slip (50000000 W
+// or 50 MW? 0.08 USD/kWh or USD/MWh?): a bare number other than 0 is refused there.
+bool HidesUnit(absl::string_view name) {
+  return name == "power" || name == "power_cap" || name == "electricity";
+}
 
 // Fields set as a pair where one replaces the other.
 struct Exclusive {
@@ -478,8 +481,10 @@ std::string FieldUnit(const FieldDescriptor* f) {
   return "1";
 }
 
-absl::StatusOr<double> ParseNumber(const FieldRef& field, absl::string_view raw,
-                                   bool strict_units) {
+namespace {
+
+absl::StatusOr<double> ParseNumberInUnit(const FieldRef& field, absl::string_view raw,
+                                         bool strict_units) {
   const absl::string_view text = absl::StripAsciiWhitespace(raw);
   const std::string unit = FieldUnit(field.leaf());
   double plain = 0;
@@ -487,14 +492,8 @@ absl::StatusOr<double> ParseNumber(const FieldRef& field, absl::string_view raw,
   auto fail = [&](const absl::Status& s) {
     return PathError(s.code(), field.path, absl::StrCat(field.path, ": ", s.message()));
   };
-  if (is_plain && plain == 0 && IsZeroMeansNoneCap(field.path)) {
-    return PathError(
-        absl::StatusCode::kInvalidArgument, field.path,
-        absl::StrCat(field.path, "=", Clip(text), ": a cap of zero fits no server (and 0 in a ",
-                     "request means no cap); leave it out to solve without this cap"));
-  }
-  // A bare number is in the field's own unit, except where an alias hides a power unit.
-  if (is_plain && !(strict_units && unit == "W" && plain != 0)) {
+  // A bare number is in the field's own unit, except where an alias hides the unit.
+  if (is_plain && !(strict_units && unit != "1" && plain != 0)) {
     if (IsInteger(field.leaf()) && plain != std::floor(plain)) {
       return fail(absl::InvalidArgumentError(
           absl::StrCat("expected a whole number, got \"", Clip(text), "\"")));
@@ -504,9 +503,11 @@ absl::StatusOr<double> ParseNumber(const FieldRef& field, absl::string_view raw,
   auto either = [&](auto parsed, auto read) -> absl::StatusOr<double> {
     if (parsed.ok()) return read(*parsed);
     if (strict_units && is_plain) {
-      return fail(absl::InvalidArgumentError(
-          absl::StrCat(parsed.status().message(), " (a number needs its unit here: ", Clip(text),
-                       "W or ", FormatDouble(plain / 1e6), "MW?)")));
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          parsed.status().message(), " (a number needs its unit here",
+          unit == "W" ? absl::StrCat(": ", Clip(text), "W or ", FormatDouble(plain / 1e6), "MW?")
+                      : std::string(),
+          ")")));
     }
     return fail(parsed.status());
   };
@@ -574,6 +575,21 @@ absl::StatusOr<double> ParseNumber(const FieldRef& field, absl::string_view raw,
         absl::StrCat("expected a whole number, got \"", Clip(text), "\"")));
   }
   return *count;
+}
+
+}  // namespace
+
+absl::StatusOr<double> ParseNumber(const FieldRef& field, absl::string_view raw,
+                                   bool strict_units) {
+  auto v = ParseNumberInUnit(field, raw, strict_units);
+  if (v.ok() && *v == 0 && IsZeroMeansNoneCap(field.path)) {
+    const absl::string_view text = absl::StripAsciiWhitespace(raw);
+    return PathError(
+        absl::StatusCode::kInvalidArgument, field.path,
+        absl::StrCat(field.path, "=", Clip(text), ": a cap of zero fits no server (and 0 in a ",
+                     "request means no cap); leave it out to solve without this cap"));
+  }
+  return v;
 }
 
 absl::Status SetNumber(const FieldRef& field, double v, PlanRequest* request) {
@@ -719,7 +735,7 @@ absl::Status SetField(absl::string_view path, absl::string_view text, absl::stri
   auto field = ResolveField(path);
   if (!field.ok()) return field.status();
   absl::string_view name = absl::StripAsciiWhitespace(path);
-  const bool strict = HidesPowerUnit(name);
+  const bool strict = HidesUnit(name);
   if (strict) {
     // Parsed strictly here; SetField below re-parses leniently, so check first.
     if (field->numeric()) {

@@ -79,8 +79,8 @@ absl::StatusOr<FieldRef> ResolveField(absl::string_view path);
 std::string FieldUnit(const google::protobuf::FieldDescriptor* field);
 
 // Parses one number for `field` in its unit (see the header comment). A bare number is read in
-// the field's own unit; `strict_units` (aliases whose name hides the unit, such as "power")
-// requires the unit for power fields except for 0. A cap whose 0 means "none"
+// the field's own unit; `strict_units` (aliases whose name hides the unit: "power",
+// "electricity") requires the unit except for 0. A cap whose 0 means "none"
 // (constraints.power_cap_watts, constraints.budget_usd) refuses 0 given as text.
 absl::StatusOr<double> ParseNumber(const FieldRef& field, absl::string_view text,
                                    bool strict_units = false);

@@ -120,8 +120,9 @@ TEST(Solver, RefusesARequestWithoutAnyCap) {
 }
 
 TEST(Solver, RefusesABudgetWhenNothingHasAPrice) {
-  Model m = BuildModel(SeedWith("constraints { budget_usd: 1e9 }")).value();
-  EXPECT_THAT(Solve(m), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("price")));
+  // The validator refuses it (planner/validate.cc ValidateNothingIgnored), before any model.
+  EXPECT_THAT(BuildModel(SeedWith("constraints { budget_usd: 1e9 }")).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("price")));
 }
 
 constexpr absl::string_view kPricedSeed = R"pb(

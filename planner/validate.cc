@@ -5,6 +5,7 @@
 // so a valid request is checked without allocating.
 #include "planner/validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -15,10 +16,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "base/field_checks.h"
 #include "base/status_macros.h"
+#include "base/text.h"
 #include "planner/defaults.h"
+#include "planner/request_edit.h"
 #include "planner/workload/workload_validate.h"
 #include "proto/request.pb.h"
 
@@ -439,7 +443,7 @@ absl::Status ValidateConstraints(const Constraints& constraints, const Site& sit
     return absl::FailedPreconditionError(absl::StrCat(
         FieldPath(path, "power_cap_at"),
         " is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated "
-        "substation to cap at)"));
+        "substation to cap at; e.g. --set=site.substation.transformer_rating_va=100MVA)"));
   }
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_gpus", constraints.max_gpus(), limits::kMaxGpus));
@@ -508,9 +512,99 @@ absl::Status ValidateSchemaVersion(int version) {
   return CheckEnum("", "schema_version", version, SchemaVersion_IsValid, "SchemaVersion");
 }
 
-}  // namespace
+// Each sources entry names a real field, says where its value comes from, and is short.
+absl::Status ValidateSources(const PlanRequest& r) {
+  if (r.sources_size() > 1000 || r.workload().sources_size() > 1000) {
+    return WithFieldPath(absl::OutOfRangeError(
+                             absl::StrCat("sources must have at most 1000 entries, got ",
+                                          std::max(r.sources_size(), r.workload().sources_size()))),
+                         "sources");
+  }
+  for (int i = 0; i < r.sources_size() + r.workload().sources_size(); ++i) {
+    const bool in_workload = i >= r.sources_size();
+    const FieldSource& s = in_workload ? r.workload().sources(i - r.sources_size()) : r.sources(i);
+    const std::string where = in_workload
+                                  ? absl::StrCat("workload.sources[", i - r.sources_size(), "]")
+                                  : absl::StrCat("sources[", i, "]");
+    const std::string path = in_workload ? absl::StrCat("workload.", s.path()) : s.path();
+    DCPLAN_RETURN_IF_ERROR(CheckEnum(where, "origin", s.origin(), Origin_IsValid, "Origin"));
+    if (auto field = ResolveField(path); !field.ok() || s.path().empty()) {
+      return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                               where, ".path must name a field, got \"", Clip(s.path(), 80), "\"")),
+                           absl::StrCat(where, ".path"));
+    }
+    if (s.source().empty() || s.source().size() > 1000) {
+      return WithFieldPath(absl::InvalidArgumentError(
+                               absl::StrCat(where, ".source must be 1 to 1,000 bytes, got ",
+                                            s.source().size(), " (for ", Clip(s.path(), 80), ")")),
+                           absl::StrCat(where, ".source"));
+    }
+  }
+  return absl::OkStatus();
+}
 
-absl::Status ValidateRequest(const PlanRequest& request) {
+// Fields the rest of the request makes meaningless are refused rather than ignored: a silent
+// no-op is a wrong answer the user cannot see.
+absl::Status ValidateNothingIgnored(const PlanRequest& r) {
+  const Site& site = r.site();
+  if (site.provisioning().has_margin() &&
+      site.provisioning().basis() != PROVISIONING_BASIS_MEASURED) {
+    return WithFieldPath(
+        absl::FailedPreconditionError(absl::StrCat(
+            "site.provisioning.margin has no effect: power is provisioned for the nameplate "
+            "(site.provisioning.basis is not PROVISIONING_BASIS_MEASURED); got ",
+            FormatDouble(site.provisioning().margin()))),
+        "site.provisioning.margin");
+  }
+  const Constraints& caps = r.constraints();
+  if (caps.power_cap_watts() > 0 && caps.power_cap_at() == POWER_CAP_AT_SUBSTATION) {
+    return WithFieldPath(
+        absl::FailedPreconditionError(absl::StrFormat(
+            "constraints.power_cap_watts is %.15g but constraints.power_cap_at is "
+            "POWER_CAP_AT_SUBSTATION, which caps at the substation's rating "
+            "(site.substation.transformer_rating_va) and ignores power_cap_watts: set one or the "
+            "other",
+            caps.power_cap_watts())),
+        "constraints.power_cap_watts");
+  }
+  if (site.max_buildings() > 0 && site.building().critical_it_power_watts() <= 0) {
+    return WithFieldPath(
+        absl::FailedPreconditionError(absl::StrCat(
+            "site.max_buildings is ", site.max_buildings(),
+            " but site.building.critical_it_power_watts is 0 (no limit per building), so one "
+            "building holds any cluster and max_buildings caps nothing: set "
+            "site.building.critical_it_power_watts, or leave max_buildings at 0")),
+        "site.max_buildings");
+  }
+  const Hardware& h = r.hardware();
+  const bool tco = caps.budget_on() == BUDGET_ON_TCO;
+  if (caps.budget_usd() > 0 && h.server().price_usd() <= 0 && h.accelerator().price_usd() <= 0 &&
+      h.server().non_gpu_price_usd() <= 0 && r.costs().facility_usd_per_it_watt() <= 0 &&
+      !(tco && r.costs().electricity_usd_per_kwh() > 0)) {
+    return WithFieldPath(
+        absl::FailedPreconditionError(absl::StrCat(
+            "constraints.budget_usd is ", absl::StrFormat("%.15g", caps.budget_usd()),
+            " but nothing in the request has a price, so the budget caps nothing: set "
+            "hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at "
+            "0")),
+        "constraints.budget_usd");
+  }
+  return absl::OkStatus();
+}
+
+// The field path an error's message starts with ("site.pue must be ..."), for errors that were
+// made without one attached.
+absl::Status AttachLeadingPath(absl::Status status) {
+  if (status.ok() || !FieldPathOf(status).empty()) return status;
+  absl::string_view message = status.message();
+  const size_t end = message.find_first_of(" :");
+  if (end == absl::string_view::npos) return status;
+  absl::string_view path = message.substr(0, end);
+  if (path.find('.') == absl::string_view::npos) return status;
+  return WithFieldPath(std::move(status), path);
+}
+
+absl::Status ValidateRequestFields(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
   DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), request.site(), "hardware"));
   DCPLAN_RETURN_IF_ERROR(
@@ -519,9 +613,18 @@ absl::Status ValidateRequest(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
   DCPLAN_RETURN_IF_ERROR(ValidateConstraints(request.constraints(), request.site(), "constraints"));
   DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
-  if (!request.has_workload()) return absl::OkStatus();
-  DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
-  return ValidateWorkloadHardware(request.hardware(), "hardware");
+  if (request.has_workload()) {
+    DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
+    DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
+  }
+  DCPLAN_RETURN_IF_ERROR(ValidateSources(request));
+  return ValidateNothingIgnored(request);
+}
+
+}  // namespace
+
+absl::Status ValidateRequest(const PlanRequest& request) {
+  return AttachLeadingPath(ValidateRequestFields(request));
 }
 
 }  // namespace dcplan

@@ -528,7 +528,7 @@ const GoodCase kGoodCases[] = {
      "}"},
     {"ConstantMfuOfOne", Base::kMinimal, "efficiency { constant { mfu: 1 } }"},
     {"SubstationCapWithSubstation", Base::kFull,
-     "constraints { power_cap_at: POWER_CAP_AT_SUBSTATION }"},
+     "constraints { power_cap_at: POWER_CAP_AT_SUBSTATION power_cap_watts: 0 }"},
     {"CapsAtTheLimits", Base::kFull,
      "constraints { power_cap_watts: 1e15 max_gpus: 1000000000000 budget_usd: 1e15 }"},
     {"NoMaintenance", Base::kFull, "costs { maintenance_fraction_per_year: 0 }"},

@@ -32,36 +32,36 @@ bad() {
 }
 
 # --- flags -----------------------------------------------------------------------------------------
-bad "power without a unit" 1 'dcplan: --power: expected a power such as 50MW, got "-1"' fit --power=-1
-bad "negative power" 1 'dcplan: constraints.power_cap_watts must be >= 0, got -1e+06' fit --power=-1MW
+bad "power without a unit" 1 'dcplan: --power: expected a power such as 50MW, got "-1" (a number needs its unit here: -1W or -1e-06MW?)' fit --power=-1
+bad "negative power" 1 'dcplan: --power must be >= 0, got -1e+06' fit --power=-1MW
 bad "power nan" 1 'dcplan: --power: expected a power such as 50MW, got "nan"' fit --power=nan
 bad "power inf" 1 'dcplan: --power: expected a power such as 50MW, got "inf"' fit --power=inf
 bad "power overflows a double" 1 'dcplan: --power: expected a power such as 50MW, got "1e400MW"' fit --power=1e400MW
 bad "power is an energy" 1 'dcplan: --power: expected a power such as 50MW, got "50MWh"' fit --power=50MWh
 bad "power in volt-amperes" 1 'dcplan: --power: expected a power such as 50MW, got "50MVA"' fit --power=50MVA
-bad "power above the limit" 1 'dcplan: constraints.power_cap_watts must be <= 1e+15, got 2e+15' fit --power=2e15W
-bad "negative budget" 1 'dcplan: constraints.budget_usd must be >= 0, got -1' fit --budget=-1
+bad "power above the limit" 1 'dcplan: --power must be <= 1e+15, got 2e+15' fit --power=2e15W
+bad "negative budget" 1 'dcplan: --budget must be >= 0, got -1' fit --budget=-1
 bad "budget NaN" 1 'dcplan: --budget: expected an amount of money such as $2.5B, got "NaN"' fit --budget=NaN
 bad "budget in watts" 1 'dcplan: --budget: expected an amount of money such as $2.5B, got "5MW"' fit --budget=5MW
 bad "electricity in watts" 1 'dcplan: --electricity: expected a price per energy such as 0.08 USD/kWh, got "5MW"' fit --electricity=5MW
-bad "electricity without a currency" 1 'dcplan: --electricity: expected a price per energy such as 0.08 USD/kWh, got "0.08"' fit --electricity=0.08
-bad "negative electricity" 1 'dcplan: costs.electricity_usd_per_kwh must be >= 0, got -0.08' fit --power=1MW --electricity=-0.08USD/kWh
-bad "pue below 1" 1 'dcplan: site.pue must be >= 1.0, got 0.9' fit --pue=0.9 --power=1MW
+bad "electricity without a currency" 1 'dcplan: --electricity: expected a price per energy such as 0.08 USD/kWh, got "0.08" (a number needs its unit here)' fit --electricity=0.08
+bad "negative electricity" 1 'dcplan: --electricity must be >= 0, got -0.08' fit --power=1MW --electricity=-0.08USD/kWh
+bad "pue below 1" 1 'dcplan: --pue must be >= 1.0, got 0.9' fit --pue=0.9 --power=1MW
 bad "pue nan" 1 'dcplan: --pue: expected a number, got "nan"' fit --pue=nan
 bad "pue inf" 1 'dcplan: --pue: expected a number, got "inf"' fit --pue=inf
-bad "pue above 5" 1 'dcplan: site.pue must be <= 5, got 6' fit --pue=6 --power=1MW
+bad "pue above 5" 1 'dcplan: --pue must be <= 5, got 6' fit --pue=6 --power=1MW
 bad "pue not a number" 1 'dcplan: --pue: expected a number, got "abc"' fit --pue=abc
-bad "negative max_gpus" 1 'dcplan: --max_gpus: expected a whole number in [0, 1000000000000], got "-5"' fit --max_gpus=-5
-bad "fractional max_gpus" 1 'dcplan: --max_gpus: expected a whole number in [0, 1000000000000], got "1.5"' fit --max_gpus=1.5
-bad "max_gpus above the limit" 1 'dcplan: --max_gpus: expected a whole number in [0, 1000000000000], got "1e13"' fit --max_gpus=1e13
-bad "max_gpus nan" 1 'dcplan: --max_gpus: expected a count such as 16M, got "nan"' fit --max_gpus=nan
-bad "max_buildings beyond uint32" 1 'dcplan: --max_buildings: expected a whole number in [0, 1000000], got "5e9"' fit --max_buildings=5e9
-bad "max_buildings above the limit" 1 'dcplan: --max_buildings: expected a whole number in [0, 1000000], got "5M"' fit --power=1MW --max_buildings=5M
-bad "zero horizon" 1 'dcplan: costs.horizon_years must be > 0, got 0' fit --power=1MW --horizon_years=0
-bad "horizon above 50 years" 1 'dcplan: costs.horizon_years must be <= 50, got 51' fit --power=1MW --horizon_years=51
-bad "budget_on opex" 1 'dcplan: --budget_on must be capex or tco; got "opex"' fit --budget_on=opex
-bad "unknown objective" 1 'dcplan: --objective must be gpus or compute; got "flops"' fit --objective=flops
-bad "unknown power_at" 1 'dcplan: --power_at must be facility, it or substation; got "rack"' fit --power_at=rack
+bad "negative max_gpus" 1 'dcplan: --max_gpus must be a whole number in [0, 18000000000000000000], got -5' fit --max_gpus=-5
+bad "fractional max_gpus" 1 'dcplan: --max_gpus: expected a whole number, got "1.5"' fit --max_gpus=1.5
+bad "max_gpus above the limit" 1 'dcplan: --max_gpus must be <= 1000000000000, got 10000000000000' fit --max_gpus=1e13
+bad "max_gpus nan" 1 'dcplan: --max_gpus: expected a number (a count such as 8, 16K or 16Mi), got "nan"' fit --max_gpus=nan
+bad "max_buildings beyond uint32" 1 'dcplan: --max_buildings must be a whole number in [0, 4294967295], got 5000000000' fit --max_buildings=5e9
+bad "max_buildings above the limit" 1 'dcplan: --max_buildings must be <= 1000000, got 5000000' fit --power=1MW --max_buildings=5M
+bad "zero horizon" 1 'dcplan: --horizon_years must be > 0, got 0' fit --power=1MW --horizon_years=0
+bad "horizon above 50 years" 1 'dcplan: --horizon_years must be <= 50, got 51' fit --power=1MW --horizon_years=51
+bad "budget_on opex" 1 'dcplan: --budget_on must be one of capex, tco; got "opex"' fit --budget_on=opex
+bad "unknown objective" 1 'dcplan: --objective must be one of max_gpus, max_realized_compute; got "flops"' fit --objective=flops
+bad "unknown power_at" 1 'dcplan: --power_at must be one of facility, it, substation; got "rack"' fit --power_at=rack
 bad "unknown format" 1 'dcplan: --format must be one of table, json, textproto, text, binary; got "xml"' fit --format=xml
 bad "unknown preset" 1 'dcplan: unknown preset "nope"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed' fit --preset=nope
 bad "scale size 0" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "0"' scale --gpus=0
@@ -70,18 +70,18 @@ bad "scale size not a number" 1 'dcplan: --gpus: expected a count such as 16M, g
 bad "scale empty size" 1 'dcplan: --gpus: expected a count such as 16M, got ""' scale --gpus=1,,2
 bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, scale, sweep, compare, validate, convert, train, serve, presets' fly
 bad "stray argument" 2 'dcplan: unexpected argument "extra" (flags are --name=value)' fit extra
-bad "unknown flag" 1 "ERROR: Unknown command line flag 'powr'" fit --powr=5MW
-bad "substation cap without a substation" 1 'dcplan: constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at)' fit --power_at=substation
-bad "no cap" 1 'dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, a rated site.substation, or site.max_buildings with site.building.critical_it_power_watts' fit --preset=seed
+bad "unknown flag" 2 "dcplan: unknown flag --powr; did you mean --power? (dcplan help COMMAND lists a command's flags)" fit --powr=5MW
+bad "substation cap without a substation" 1 'dcplan: --power_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at; e.g. --set=site.substation.transformer_rating_va=100MVA)' fit --power_at=substation
+bad "no cap" 1 "dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, a rated site.substation, or site.max_buildings with site.building.critical_it_power_watts (flags: --power=50MW, --budget='\$2B', --max_gpus=N)" fit --preset=seed
 # Flags the rest of the request makes meaningless: errors naming both, never ignored.
-bad "budget with nothing priced" 1 'dcplan: --budget=1M caps nothing: nothing in the preset seed has a price (hardware.server.price_usd, hardware.accelerator.price_usd, costs.facility_usd_per_it_watt are 0); use a preset with prices, or drop --budget' fit --preset=seed --budget=1M
-bad "budget with nothing priced, beside a power cap" 1 'dcplan: --budget=1M caps nothing: nothing in the preset seed has a price (hardware.server.price_usd, hardware.accelerator.price_usd, costs.facility_usd_per_it_watt are 0); use a preset with prices, or drop --budget' fit --preset=seed --power=10MW --budget=1M
+bad "budget with nothing priced" 1 'dcplan: --budget is 1000000 but nothing in the request has a price, so the budget caps nothing: set hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0' fit --preset=seed --budget=1M
+bad "budget with nothing priced, beside a power cap" 1 'dcplan: --budget is 1000000 but nothing in the request has a price, so the budget caps nothing: set hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0' fit --preset=seed --power=10MW --budget=1M
 sed 's/pue: 1.0/pue: 1.0 substation { transformer_rating_va: 1e8 }/; /power_cap_watts/d' "$SEED" >"$T/rated.textproto"
-bad "power with the cap at the substation" 1 'dcplan: --power=10MW has no effect with --power_at=substation, which caps at the substation'"'"'s rating (site.substation.transformer_rating_va): drop --power, or measure it at the facility or it' fit --request="$T/rated.textproto" --power=10MW --power_at=substation
+bad "power with the cap at the substation" 1 'dcplan: --power is 10000000 but --power_at is POWER_CAP_AT_SUBSTATION, which caps at the substation'"'"'s rating (site.substation.transformer_rating_va) and ignores power_cap_watts: set one or the other' fit --request="$T/rated.textproto" --power=10MW --power_at=substation
 sed 's/pue: 1.0/pue: 1.0 substation { transformer_rating_va: 1e8 }/' "$SEED" | sed 's/constraints {/constraints { power_cap_at: POWER_CAP_AT_SUBSTATION/' >"$T/both.textproto"
 bad "a request with a power cap at the substation" 1 'dcplan: constraints.power_cap_watts is 45900000 but constraints.power_cap_at is POWER_CAP_AT_SUBSTATION, which caps at the substation'"'"'s rating (site.substation.transformer_rating_va) and ignores power_cap_watts: set one or the other' fit --request="$T/both.textproto"
-bad "max_buildings without a building limit" 1 'dcplan: --max_buildings=2 caps nothing: the request has no building power limit (site.building.critical_it_power_watts is 0), so one building holds any cluster; give one in a --request file, or drop --max_buildings' fit --preset=seed --max_buildings=2
-bad "max_buildings without a building limit, beside a power cap" 1 'dcplan: --max_buildings=2 caps nothing: the request has no building power limit (site.building.critical_it_power_watts is 0), so one building holds any cluster; give one in a --request file, or drop --max_buildings' fit --preset=seed --power=10MW --max_buildings=2
+bad "max_buildings without a building limit" 1 'dcplan: --max_buildings is 2 but site.building.critical_it_power_watts is 0 (no limit per building), so one building holds any cluster and max_buildings caps nothing: set site.building.critical_it_power_watts, or leave max_buildings at 0' fit --preset=seed --max_buildings=2
+bad "max_buildings without a building limit, beside a power cap" 1 'dcplan: --max_buildings is 2 but site.building.critical_it_power_watts is 0 (no limit per building), so one building holds any cluster and max_buildings caps nothing: set site.building.critical_it_power_watts, or leave max_buildings at 0' fit --preset=seed --power=10MW --max_buildings=2
 
 # --- sweeps: bounded before anything is made, no value the grid cannot represent -----------------------
 # Five axes of 10^8 values: 10^40 points, refused from the counts alone (making one axis would take
@@ -95,8 +95,8 @@ echo "a grid of 10^40 points refused in $ms ms"
 [[ $ms -lt 2000 ]] || fail "refusing 10^40 points took $ms ms"
 bad "one axis of 10^40 values" 1 'dcplan: --vary: axis "power=1W:1e40W:1W": 1e+40 values; an axis may have at most 100000000' sweep --preset=seed --vary=power=1W:1e40W:1W
 bad "two axes just over the limit" 1 'dcplan: --vary: the grid has 1001000000 points (1001 x 1000000); a sweep may have at most 1000000000: take fewer values along an axis' sweep --preset=seed --vary=pue=1:2:0.001 --vary=power=1W:1000000W:1W
-bad "a fraction for a whole-number axis" 1 'dcplan: --vary: axis "max_gpus=1,1.5": max_gpus takes whole numbers, got 1.5' sweep --preset=seed --power=1MW --vary=max_gpus=1,1.5
-bad "a fractional step on a whole-number axis" 1 'dcplan: --vary: axis "hardware.server.gpus_per_server=4:10:2.5": gpus_per_server takes whole numbers, got 2.5' sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4:10:2.5
+bad "a fraction for a whole-number axis" 1 'dcplan: --vary: axis "max_gpus=1,1.5": expected a whole number, got "1.5"' sweep --preset=seed --power=1MW --vary=max_gpus=1,1.5
+bad "a fractional step on a whole-number axis" 1 'dcplan: --vary: axis "hardware.server.gpus_per_server=4:10:2.5": expected a whole number, got "2.5"' sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4:10:2.5
 bad "more log points than whole numbers" 1 'dcplan: --vary: axis "gpus=1:4:log10": 10 log-spaced points repeat values (whole numbers); use fewer points or a wider range' sweep --preset=seed --power=1MW --vary=gpus=1:4:log10
 bad "a step finer than a double" 1 'dcplan: --vary: axis "pue=1:1.000000000000001:1e-17": the step 1e-17 is too small for a double to tell the values apart' sweep --preset=seed --power=1MW --vary=pue=1:1.000000000000001:1e-17
 # A fine step that 12 significant digits would collapse prints every value distinctly instead.
@@ -117,12 +117,12 @@ check "a chart with a failed point" "0 1 1" "$? $(grep -c '1 of 2 points failed 
 check "a sweep with a failed point says so" "0 1" "$? $(grep -c '^dcplan sweep: 1 of 2 points failed (their error column says why)$' "$T/half.err")"
 
 # --- clear errors: real ranges, zero, help, standard input --------------------------------------------
-bad "a whole-number flag given 1.5" 1 'dcplan: --layers: expected a whole number in [1, 4294967295], got "1.5"' train --gpus=8 --layers=1.5 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M
-bad "the real range, not 4.29497e+09" 1 'dcplan: --tp: expected a whole number in [1, 4294967295], got "4294967296"' train --gpus=8 --layers=2 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M --tp=4294967296
+bad "a whole-number flag given 1.5" 1 'dcplan: --layers: expected a whole number, got "1.5"' train --gpus=8 --layers=1.5 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M
+bad "the real range, not 4.29497e+09" 1 'dcplan: --tp must be a whole number in [0, 4294967295], got 4294967296' train --gpus=8 --layers=2 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M --tp=4294967296
 bad "a sweep value beyond uint32" 1 "dcplan: the sweep's only point failed: hardware.server.gpus_per_server must be a whole number in [0, 4294967295], got 4294967296" sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4294967296 --out="$T/never.csv"
-bad "power of zero" 1 'dcplan: --power=0: a power cap of zero fits no server (and 0 W in a request means no cap); leave --power out to solve without a power cap' fit --preset=seed --power=0
-bad "power of 0 MW" 1 'dcplan: --power=0MW: a power cap of zero fits no server (and 0 W in a request means no cap); leave --power out to solve without a power cap' fit --preset=seed --power=0MW --max_gpus=8
-bad "budget of zero" 1 'dcplan: --budget=0: a budget of zero buys no server (and $0 in a request means no budget); leave --budget out to solve without a budget' fit --preset=h100-dgx --power=1MW --budget=0
+bad "power of zero" 1 'dcplan: --power=0: a cap of zero fits no server (and 0 in a request means no cap); leave it out to solve without this cap' fit --preset=seed --power=0
+bad "power of 0 MW" 1 'dcplan: --power=0MW: a cap of zero fits no server (and 0 in a request means no cap); leave it out to solve without this cap' fit --preset=seed --power=0MW --max_gpus=8
+bad "budget of zero" 1 'dcplan: --budget=0: a cap of zero fits no server (and 0 in a request means no cap); leave it out to solve without this cap' fit --preset=h100-dgx --power=1MW --budget=0
 "$DCPLAN" fit --preset=h100-dgx --power=1MW --electricity=0 --format=json >"$T/free.json"
 check "--electricity=0 is free electricity" "0 0" "$? $(json_get "$T/free.json" "int(p['cost']['energy_usd_per_year'])")"
 bad "help for an unknown command" 2 'dcplan: unknown command "nope"; commands are fit, scale, sweep, compare, validate, convert, train, serve, presets' help nope
@@ -134,7 +134,7 @@ check "--request=- --in_format=text reads standard input" 32784 "$got"
 long=$(printf 'x%.0s' $(seq 300))
 bad "a long preset name is clipped" 1 "dcplan: unknown preset \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed" fit --preset="$long"
 bad "a long flag value is clipped" 1 "dcplan: --pue: expected a number, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"" fit --pue="$long"
-bad "a long --vary is clipped" 1 "dcplan: --vary: axis \"pue=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,[... 2405 bytes ...],1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,x\": expected a count such as 16M, got \"x\"" sweep --preset=seed --power=1MW --vary="pue=$(printf '1,%.0s' $(seq 1200))x"
+bad "a long --vary is clipped" 1 "dcplan: --vary: axis \"pue=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,[... 2405 bytes ...],1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,x\": expected a number, got \"x\"" sweep --preset=seed --power=1MW --vary="pue=$(printf '1,%.0s' $(seq 1200))x"
 # Control characters from a file or the command line are printed escaped, never acted on.
 { printf 'name: "evil\\033[31mred\\nline2\\302\\233x"\n'; grep -v '^name' "$SEED"; } >"$T/evil.textproto"
 check "a name with control characters, escaped" 'plan: evil\x1b[31mred\nline2\u009bx' "$("$DCPLAN" fit --request="$T/evil.textproto" | head -1)"
@@ -289,7 +289,7 @@ bad "convert an invalid request" 1 'dcplan: site.pue must be finite, got nan' co
 
 # A failed run leaves an existing output as it was, and no temporary file beside it.
 echo "the previous plan" >"$T/plan.json"
-bad "a failed fit keeps the old output" 1 'dcplan: site.pue must be >= 1.0, got 0.9' fit --preset=seed --power=1MW --pue=0.9 --format=json --out="$T/plan.json"
+bad "a failed fit keeps the old output" 1 'dcplan: --pue must be >= 1.0, got 0.9' fit --preset=seed --power=1MW --pue=0.9 --format=json --out="$T/plan.json"
 check "old output untouched" "the previous plan" "$(cat "$T/plan.json")"
 check "no partial output" "" "$(ls "$T" | grep -E '^never\.json|\.tmp-' || true)"
 check "the input files are unchanged" "$(sha256sum <"$SEED")" "$(sha256sum <"$T/good.textproto")"

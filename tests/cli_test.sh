@@ -60,8 +60,8 @@ check "zero gpus" 0 "$(json_get "$TMP/zero.json" "p['counts']['gpu_count']")"
 check "zero note" True "$(json_get "$TMP/zero.json" "'no GPUs fit' in p['notes'][0]")"
 
 # --- bad input: a one-line error naming the problem, exit 1 ---------------------------------------
-expect_error "negative power" "constraints.power_cap_watts must be >= 0, got -5e+06" fit --power=-5MW
-expect_error "pue below 1" "site.pue must be >= 1.0, got 0.9" fit --pue=0.9 --power=50MW
+expect_error "negative power" "--power must be >= 0, got -5e+06" fit --power=-5MW
+expect_error "pue below 1" "--pue must be >= 1.0, got 0.9" fit --pue=0.9 --power=50MW
 expect_error "unknown preset" 'unknown preset "h900"' fit --preset=h900
 expect_error "wrong dimension" 'expected a power such as 50MW, got "50MWh"' fit --power=50MWh
 expect_error "bad format" "--format must be one of" fit --format=xml --power=1MW
@@ -117,9 +117,9 @@ check "air cooling gpus" 21152 "$(json_get "$TMP/air.json" "p['counts']['gpu_cou
 grep -q "(PUE 1.55 on the design day, 1.44 annual)" "$TMP/air.txt" && pass "table shows both PUEs" ||
   fail "table PUEs: $(grep facility "$TMP/air.txt")"
 expect_error "annual PUE above the design day" \
-  "site.annual_pue must be <= pue, the design-day peak (1), got 1.7" \
+  "--annual_pue must be <= pue, the design-day peak (1), got 1.7" \
   fit --preset=seed --power=45.9MW --annual_pue=1.7
-expect_error "unknown cooling" "--cooling must be air or liquid" fit --preset=seed --cooling=water
+expect_error "unknown cooling" "--cooling must be one of air, direct_liquid; got \"water\"" fit --preset=seed --cooling=water
 # h100-dgx provisioned for its measured draw x 1.08: 8 x 532 x 1.08 + 3,496 x 1.08 = 8,372.16 W a
 # server (against 10,200 at the nameplate).
 "$DCPLAN" fit --preset=h100-dgx --power=50MW --provisioning=measured --format=json > "$TMP/measured.json"
@@ -128,7 +128,7 @@ check "measured provisioning server power" 8372.16 \
 check "measured provisioning named" PROVISIONING_BASIS_MEASURED \
   "$(json_get "$TMP/measured.json" "p['power']['provisioning_basis']")"
 expect_error "a margin without measured provisioning" \
-  "--provisioning_margin=0.1 has no effect: power is provisioned for the nameplate" \
+  "--provisioning_margin has no effect: power is provisioned for the nameplate" \
   fit --preset=h100-dgx --power=50MW --provisioning_margin=0.1
 
 finish cli_test

@@ -62,15 +62,15 @@ check "energy MWh" 14716.8 "$(json_get "$TMP/energy.json" "round(p['cost']['ener
 check "energy dollars" 1177344 "$(json_get "$TMP/energy.json" "round(p['cost']['energy_usd_per_year'])")"
 
 # Bad money input: one line, exit 1.
-expect_error "negative budget" "constraints.budget_usd must be >= 0, got -1" fit --budget=-1
+expect_error "negative budget" "--budget must be >= 0, got -1" fit --budget=-1
 expect_error "electricity as power" 'expected a price per energy such as 0.08 USD/kWh, got "5MW"' \
   fit --electricity=5MW --power=1MW
 expect_error "budget as power" 'expected an amount of money such as $2.5B, got "5MW"' fit --budget=5MW
-expect_error "bad budget_on" "--budget_on must be capex or tco" fit --budget=1e9 --budget_on=opex
+expect_error "bad budget_on" "--budget_on must be one of capex, tco; got \"opex\"" fit --budget=1e9 --budget_on=opex
 sed 's/price_usd: 25000/price_usd: -5/' "$TMP/priced_seed.textproto" > "$TMP/negative_price.textproto"
 expect_error "negative price in request" "hardware.accelerator.price_usd must be >= 0, got -5" \
   fit --request="$TMP/negative_price.textproto" --power=1MW
-expect_error "budget without prices" "--budget=1e9 caps nothing: nothing in the preset seed has a price" fit --preset=seed --budget=1e9
+expect_error "budget without prices" "--budget is 1000000000 but nothing in the request has a price, so the budget caps nothing" fit --preset=seed --budget=1e9
 
 # compare ranks the presets, and each row is what fit gives for that preset alone.
 "$DCPLAN" compare --power=100MW --presets=h100-dgx,b200-dgx,gb200-nvl72,mi300x --format=json > "$TMP/cmp.json"

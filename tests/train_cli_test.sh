@@ -91,9 +91,9 @@ grep -q "goodput       92.3% of wall time" "$TMP/llama.txt" && pass "table shows
 "$DCPLAN" train "${LLAMA[@]}" --seq_len=131072 --global_batch=128 --cp=16 --dp=8 --format=json > "$TMP/long.json"
 check "long exit" 0 $?
 check "long cp" 16 "$(json_get "$TMP/long.json" "p['cp']")"
-expect_error "cp must divide the sequence" "workload.parallelism.cp 3 must divide workload.seq_len (8192)" \
+expect_error "cp must divide the sequence" "--cp 3 must divide workload.seq_len (8192)" \
   train --gpus=24 "${SHAPE[@]}" --cp=3
-expect_error "bad software" "--software: expected megatron_2021, megatron_2022 or current" \
+expect_error "bad software" "--software must be one of megatron_2021, megatron_2022, current; got \"2019\"" \
   train --gpus=8 "${SHAPE[@]}" --software=2019
 
 # --- A job too small for its cluster (issue 10): 4 layers, 1 head, 4 sequences: at most 1 x 1 x 4 x 4 =
@@ -157,7 +157,7 @@ check "fit realized = GPUs x peak x MFU" True "$(json_get "$TMP/fit.json" \
 grep -q "training: gpt3-175b" "$TMP/fit.txt" && pass "fit table has training" || fail "fit table: $(cat "$TMP/fit.txt")"
 
 # --- Bad workloads: one clear line, non-zero exit ----------------------------------------------
-expect_error "hidden not divisible by heads" "workload.hidden 16385 must be divisible by workload.heads (128)" \
+expect_error "hidden not divisible by heads" "--hidden 16385 must be divisible by workload.heads (128)" \
   train --gpus=8192 "${SHAPE[@]}" --hidden=16385
 expect_error "product is not the GPU count" "tp x cp x pp x dp = 8 x 1 x 16 x 32 = 4096 must equal the GPU count 8192" \
   train --gpus=8192 "${SHAPE[@]}" --tp=8 --pp=16 --dp=32
@@ -166,8 +166,8 @@ expect_error "fits nowhere" "fits in no parallel configuration on 8 GPUs" \
 expect_error "needs gpus" "train needs the cluster size: --gpus=N" train "${SHAPE[@]}"
 expect_error "one size only" "train takes one cluster size" train --gpus=8,16 "${SHAPE[@]}"
 expect_error "needs a workload" "train needs a workload" train --gpus=8
-expect_error "bad count" "--layers: expected a whole number" train --gpus=8 "${SHAPE[@]}" --layers=many
-expect_error "bad recompute" "--recompute: expected none, selective, partial or full" train --gpus=8 "${SHAPE[@]}" --recompute=sometimes
+expect_error "bad count" "--layers: expected a number (a count such as 8, 16K or 16Mi), got \"many\"" train --gpus=8 "${SHAPE[@]}" --layers=many
+expect_error "bad recompute" "--recompute must be one of none, selective, full, partial; got \"sometimes\"" train --gpus=8 "${SHAPE[@]}" --recompute=sometimes
 expect_error "missing batch" "set exactly one of global_batch_tokens and global_batch_sequences" \
   train --gpus=8 --layers=2 --hidden=64 --heads=4 --vocab=100 --seq_len=64
 expect_error "no hbm on the seed" "a workload needs hardware.accelerator.hbm_bytes" \

@@ -5,18 +5,23 @@
 #include <cstdio>
 #include <iostream>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/field_checks.h"
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "base/text.h"
 #include "examples/cli/workload_flags.h"
 #include "planner/presets/presets.h"
+#include "planner/request_edit.h"
 #include "planner/validate.h"
 #include "units/parse.h"
 
@@ -65,6 +70,23 @@ ABSL_FLAG(std::string, in_format, "",
           "binary");
 ABSL_FLAG(std::string, out_format, "", "output encoding for convert: text, json or binary");
 ABSL_FLAG(std::string, type, "request", "message type for convert and validate: request or plan");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "PATH=VALUE: set any request field by its path, in its unit (repeatable): "
+          "--set=hardware.accelerator.price_usd=35000 --set=costs.wacc=10% --set=site.pue=1.2 "
+          "--set=site.cooling=liquid --set=hardware.network.upper_tier_oversubscription=[7]");
+ABSL_FLAG(std::string, gpu_price, "",
+          "price of one GPU, e.g. '$35K' (hardware.accelerator.price_usd; used when the server has "
+          "no price of its own)");
+ABSL_FLAG(std::string, server_price, "",
+          "price of one whole server with its GPUs, e.g. '$400K' (hardware.server.price_usd)");
+ABSL_FLAG(std::string, wacc, "",
+          "cost of capital a year, e.g. 8% or 0.08: capex is charged as an annuity (costs.wacc)");
+ABSL_FLAG(std::string, facility_cost, "",
+          "facility build cost per IT watt, e.g. '$12/W' or '12M USD/MW' "
+          "(costs.facility_usd_per_it_watt)");
+ABSL_FLAG(std::string, it_life, "",
+          "life of the IT hardware, e.g. 5 or 5y: its capex is spread over it "
+          "(costs.it_life_years)");
 
 namespace dcplan::cli {
 namespace {}  // namespace
@@ -82,23 +104,17 @@ std::string ForTerminal(absl::string_view message) {
 
 namespace {
 
-// "0", "0.0", "-0": zero, which is zero in every unit, so it needs none.
-bool IsZero(absl::string_view text) {
-  double v = 1;
-  return absl::SimpleAtod(absl::StripAsciiWhitespace(text), &v) && v == 0;
-}
-
 absl::Status FlagError(absl::string_view flag, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat("--", flag, ": ", status.message()));
 }
 
-absl::StatusOr<double> PlainNumber(absl::string_view flag, absl::string_view text) {
-  double v = 0;
-  if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, ": expected a number, got \"", Clip(text), "\""));
+// "site.pue: expected a number" -> "expected a number" (the caller names the input).
+std::string StripPath(absl::string_view message, absl::string_view path) {
+  if (!path.empty() && absl::StartsWith(message, path)) {
+    absl::string_view rest = message.substr(path.size());
+    if (absl::ConsumePrefix(&rest, ": ")) return std::string(rest);
   }
-  return v;
+  return std::string(message);
 }
 
 // A whole number in [min, max] (the field's real range), with ParseCount's suffixes ("8K").
@@ -154,168 +170,113 @@ absl::StatusOr<PlanRequest> BaseRequest() {
   return LoadPreset(absl::GetFlag(FLAGS_preset));
 }
 
+namespace {
+
+// The request flags that are plain aliases of a field (planner/request_edit.h Aliases()), in the
+// order they apply: --cooling before the PUEs, so that a PUE given with it wins.
+const std::vector<std::string>& RequestFlagNames() {
+  static const auto* names = new std::vector<std::string>{"power",
+                                                          "power_at",
+                                                          "cooling",
+                                                          "pue",
+                                                          "annual_pue",
+                                                          "provisioning",
+                                                          "provisioning_margin",
+                                                          "max_gpus",
+                                                          "max_buildings",
+                                                          "budget",
+                                                          "budget_on",
+                                                          "horizon_years",
+                                                          "electricity",
+                                                          "objective",
+                                                          "gpu_price",
+                                                          "server_price",
+                                                          "wacc",
+                                                          "facility_cost",
+                                                          "it_life"};
+  return *names;
+}
+
+// What the user called each field they set: "--pue", "--set=site.pue".
+absl::flat_hash_map<std::string, std::string>& UserNames() {
+  static auto* names = new absl::flat_hash_map<std::string, std::string>();
+  return *names;
+}
+
+// Sets the alias `name` from its flag when the flag is given.
+absl::Status ApplyAliasFlag(const std::string& name, PlanRequest* r) {
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  if (flag == nullptr) return absl::InternalError(absl::StrCat("no flag --", name));
+  const std::string text = flag->CurrentValue();
+  if (text.empty()) return absl::OkStatus();
+  const std::string flag_name = absl::StrCat("--", name);
+  RecordUserName(ResolveAlias(name), flag_name);
+  return SetField(name, text, flag_name, r);
+}
+
+}  // namespace
+
+void RecordUserName(absl::string_view path, absl::string_view name) {
+  UserNames()[std::string(path)] = std::string(name);
+}
+
+std::string UserMessage(const absl::Status& status) {
+  std::string message(status.message());
+  const std::string path = FieldPathOf(status);
+  if (!path.empty() && !UserNames().contains(path)) return message;
+  // "site.pue must be >= 1.0, got 0.9" -> "--pue must be >= 1.0, got 0.9"; every other field the
+  // user set and the message names is renamed too ("... with constraints.power_cap_at ..." ->
+  // "... with --power_at ...").
+  std::vector<std::pair<std::string, std::string>> names(UserNames().begin(), UserNames().end());
+  std::sort(names.begin(), names.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  auto is_path_char = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
+  for (const auto& [field, name] : names) {
+    for (size_t at = message.find(field); at != std::string::npos;
+         at = message.find(field, at + name.size())) {
+      const size_t end = at + field.size();
+      if ((at > 0 && is_path_char(message[at - 1])) ||
+          (end < message.size() && is_path_char(message[end]) && message[end] != '.')) {
+        at += 1;
+        if (at >= message.size()) break;
+        continue;
+      }
+      message.replace(at, field.size(), name);
+    }
+  }
+  return message;
+}
+
 absl::Status ApplyOverrides(PlanRequest* r) {
-  if (std::string s = absl::GetFlag(FLAGS_power); !s.empty()) {
-    auto p = IsZero(s) ? absl::StatusOr<units::Power>(units::Watts(0.0)) : units::ParsePower(s);
-    if (!p.ok()) return FlagError("power", p.status());
-    // In a request 0 W means "no power cap"; on the command line a cap of zero would fit no
-    // server. Neither reading is safe to guess, so zero is refused.
-    if (units::InWatts(*p) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--power=", Clip(s),
-          ": a power cap of zero fits no server (and 0 W in a request means no cap); leave --power "
-          "out to solve without a power cap"));
-    }
-    r->mutable_constraints()->set_power_cap_watts(units::InWatts(*p));
+  DCPLAN_RETURN_IF_ERROR(ApplyWorkloadFile(r));
+  for (const std::string& name : RequestFlagNames()) {
+    DCPLAN_RETURN_IF_ERROR(ApplyAliasFlag(name, r));
   }
-  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_power_at)); !s.empty()) {
-    if (s == "facility" || s == "meter") {
-      r->mutable_constraints()->set_power_cap_at(POWER_CAP_AT_FACILITY);
-    } else if (s == "it") {
-      r->mutable_constraints()->set_power_cap_at(POWER_CAP_AT_IT);
-    } else if (s == "substation") {
-      r->mutable_constraints()->set_power_cap_at(POWER_CAP_AT_SUBSTATION);
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--power_at must be facility, it or substation; got \"", Clip(s), "\""));
+  for (const std::string& name : WorkloadFlagNames()) {
+    DCPLAN_RETURN_IF_ERROR(ApplyAliasFlag(name, r));
+  }
+  DCPLAN_RETURN_IF_ERROR(ApplySpecialWorkloadFlags(r));
+  // --set=PATH=VALUE, in order, after the flags: the most specific word wins.
+  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+    const size_t eq = assignment.find('=');
+    const std::string name =
+        absl::StrCat("--set=", eq == std::string::npos ? assignment : assignment.substr(0, eq));
+    if (eq != std::string::npos) {
+      RecordUserName(ResolveAlias(absl::StripAsciiWhitespace(assignment.substr(0, eq))), name);
+    }
+    absl::Status s = ApplyAssignment(assignment, "--set", r);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("--set=", Clip(assignment), ": ",
+                                                 StripPath(s.message(), FieldPathOf(s))));
     }
   }
-  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_cooling)); !s.empty()) {
-    if (s == "air") {
-      r->mutable_site()->set_cooling(COOLING_AIR);
-    } else if (s == "liquid" || s == "direct_liquid") {
-      r->mutable_site()->set_cooling(COOLING_DIRECT_LIQUID);
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--cooling must be air or liquid; got \"", Clip(s), "\""));
-    }
-    // The cooling type's PUEs replace the request's, unless the flags below give them.
-    r->mutable_site()->clear_pue();
-    r->mutable_site()->clear_annual_pue();
-  }
-  if (std::string s = absl::GetFlag(FLAGS_pue); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("pue", s));
-    r->mutable_site()->set_pue(v);
-  }
-  if (std::string s = absl::GetFlag(FLAGS_annual_pue); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("annual_pue", s));
-    r->mutable_site()->set_annual_pue(v);
-  }
-  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_provisioning)); !s.empty()) {
-    if (s == "nameplate") {
-      r->mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_NAMEPLATE);
-    } else if (s == "measured") {
-      r->mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_MEASURED);
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--provisioning must be nameplate or measured; got \"", Clip(s), "\""));
-    }
-  }
-  if (std::string s = absl::GetFlag(FLAGS_provisioning_margin); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("provisioning_margin", s));
-    r->mutable_site()->mutable_provisioning()->set_margin(v);
-  }
-  if (std::string s = absl::GetFlag(FLAGS_max_gpus); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_gpus", s, 0, limits::kMaxGpus));
-    r->mutable_constraints()->set_max_gpus(v);
-  }
-  if (std::string s = absl::GetFlag(FLAGS_max_buildings); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(uint64_t v, WholeCount("max_buildings", s, 0, limits::kMaxBuildings));
-    r->mutable_site()->set_max_buildings(static_cast<uint32_t>(v));
-  }
-  if (std::string s = absl::GetFlag(FLAGS_budget); !s.empty()) {
-    auto m = units::ParseMoney(s);
-    if (!m.ok()) return FlagError("budget", m.status());
-    if (units::InUsd(*m) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--budget=", Clip(s),
-          ": a budget of zero buys no server (and $0 in a request means no budget); leave --budget "
-          "out to solve without a budget"));
-    }
-    r->mutable_constraints()->set_budget_usd(units::InUsd(*m));
-  }
-  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_budget_on)); !s.empty()) {
-    if (s == "capex") {
-      r->mutable_constraints()->set_budget_on(BUDGET_ON_CAPEX);
-    } else if (s == "tco") {
-      r->mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--budget_on must be capex or tco; got \"", Clip(s), "\""));
-    }
-  }
-  if (std::string s = absl::GetFlag(FLAGS_horizon_years); !s.empty()) {
-    DCPLAN_ASSIGN_OR_RETURN(double v, PlainNumber("horizon_years", s));
-    r->mutable_costs()->set_horizon_years(v);
-  }
-  if (std::string s = absl::GetFlag(FLAGS_electricity); !s.empty()) {
-    // Zero needs no unit: free electricity.
-    auto p = IsZero(s) ? absl::StatusOr<units::MoneyPerEnergy>(units::UsdPerKilowattHour(0.0))
-                       : units::ParseMoneyPerEnergy(s);
-    if (!p.ok()) return FlagError("electricity", p.status());
-    r->mutable_costs()->set_electricity_usd_per_kwh(units::InUsdPerKilowattHour(*p));
-  }
-  if (std::string s = absl::AsciiStrToLower(absl::GetFlag(FLAGS_objective)); !s.empty()) {
-    if (s == "gpus") {
-      r->mutable_constraints()->set_objective(OBJECTIVE_MAX_GPUS);
-    } else if (s == "compute") {
-      r->mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--objective must be gpus or compute; got \"", Clip(s), "\""));
-    }
-  }
-  // The training job and the network overrides (workload_flags.h).
-  return ApplyWorkloadFlags(r);
+  return absl::OkStatus();
 }
 
 absl::Status CheckFlagsMatter(const PlanRequest& r) {
-  // A value out of its field's range is the first thing to fix: the validator says so later.
-  if (!ValidateRequest(r).ok()) return absl::OkStatus();
-  if (const std::string margin = absl::GetFlag(FLAGS_provisioning_margin);
-      !margin.empty() && r.site().provisioning().basis() != PROVISIONING_BASIS_MEASURED) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--provisioning_margin=", Clip(margin),
-        " has no effect: power is provisioned for the nameplate; add --provisioning=measured"));
-  }
-  const std::string power = absl::GetFlag(FLAGS_power);
-  if (!power.empty() && r.constraints().power_cap_watts() > 0 &&
-      r.constraints().power_cap_at() == POWER_CAP_AT_SUBSTATION) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--power=", Clip(power), " has no effect with ",
-        absl::GetFlag(FLAGS_power_at).empty()
-            ? "the request's power_cap_at: POWER_CAP_AT_SUBSTATION"
-            : "--power_at=substation",
-        ", which caps at the substation's rating (site.substation.transformer_rating_va): drop "
-        "--power, or measure it at the facility or it"));
-  }
-  const std::string buildings = absl::GetFlag(FLAGS_max_buildings);
-  if (!buildings.empty() && r.site().max_buildings() > 0 &&
-      r.site().building().critical_it_power_watts() <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max_buildings=", Clip(buildings),
-        " caps nothing: the request has no building power limit "
-        "(site.building.critical_it_power_watts is 0), so one building holds any cluster; give "
-        "one in a --request file, or drop --max_buildings"));
-  }
-  const std::string budget = absl::GetFlag(FLAGS_budget);
-  const Hardware& h = r.hardware();
-  const bool tco = r.constraints().budget_on() == BUDGET_ON_TCO;
-  if (!budget.empty() && r.constraints().budget_usd() > 0 && h.server().price_usd() <= 0 &&
-      h.accelerator().price_usd() <= 0 && h.server().non_gpu_price_usd() <= 0 &&
-      r.costs().facility_usd_per_it_watt() <= 0 &&
-      !(tco && r.costs().electricity_usd_per_kwh() > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--budget=", Clip(budget), " caps nothing: nothing in ",
-                     absl::GetFlag(FLAGS_request).empty()
-                         ? absl::StrCat("the preset ", Clip(absl::GetFlag(FLAGS_preset)))
-                         : "the request",
-                     " has a price (hardware.server.price_usd, hardware.accelerator.price_usd, "
-                     "costs.facility_usd_per_it_watt",
-                     tco ? ", costs.electricity_usd_per_kwh" : "",
-                     " are 0); use a preset with prices, or drop --budget"));
-  }
-  return absl::OkStatus();
+  // Every cross-field rule lives in the validator, which names the field; UserMessage names the
+  // flag that set it.
+  return ValidateRequest(r);
 }
 
 absl::StatusOr<PlanRequest> RequestFromFlags() {

@@ -46,6 +46,7 @@ ABSL_DECLARE_FLAG(std::string, in);
 ABSL_DECLARE_FLAG(std::string, in_format);
 ABSL_DECLARE_FLAG(std::string, out_format);
 ABSL_DECLARE_FLAG(std::string, type);
+ABSL_DECLARE_FLAG(std::vector<std::string>, set);
 
 namespace dcplan::cli {
 
@@ -62,10 +63,18 @@ absl::StatusOr<PlanRequest> BaseRequest();
 // `request`.
 absl::Status ApplyOverrides(PlanRequest* request);
 
-// Refuses a flag that the rest of the request makes meaningless, naming both: --power with the cap
-// at the substation, --max_buildings without a building power limit, --budget where nothing has a
-// price.
+// Validates the request (planner/validate.h), whose cross-field rules refuse a field the rest of
+// the request makes meaningless: a power cap at the substation, max_buildings without a building
+// power limit, a budget where nothing has a price. UserMessage names the flag.
 absl::Status CheckFlagsMatter(const PlanRequest& request);
+
+// Records that the user set the field `path` as `name` ("--pue", "--set=site.pue"), so that errors
+// about it speak the user's words.
+void RecordUserName(absl::string_view path, absl::string_view name);
+
+// The status's message with the field path it carries (base/field_checks.h FieldPathOf) replaced by
+// the name the user set it with: "--pue must be >= 1.0, got 0.9".
+std::string UserMessage(const absl::Status& status);
 
 // An error message as Fail prints it: Printable (base/text.h), so on one line, every word longer
 // than 256 bytes clipped to 200 by Clip, the whole at most about 2,000 bytes. (Values are clipped

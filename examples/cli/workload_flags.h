@@ -7,7 +7,7 @@
 // parse with units::ParseCount, so `--global_batch_tokens=16M`, `--train_tokens=15T` and
 // `--params=405e9` work; errors name the flag.
 //
-// ApplyOverrides (flags.h) calls ApplyWorkloadFlags, so `fit`, `scale` and `compare` take a
+// ApplyOverrides (flags.h) applies them, so `fit`, `scale` and `compare` take a
 // workload too; `train` requires one.
 //
 // Example:
@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
@@ -25,8 +26,15 @@ ABSL_DECLARE_FLAG(std::string, workload);
 
 namespace dcplan::cli {
 
-// Reads --workload (if given) into request->workload, then applies every workload flag given, and
-// the network overrides --scale_out_gbps and --scale_up_gpus.
-absl::Status ApplyWorkloadFlags(PlanRequest* request);
+// The training-job flags that are plain aliases of workload (and calibration) fields, in the
+// order ApplyOverrides applies them.
+const std::vector<std::string>& WorkloadFlagNames();
+
+// Reads --workload (if given) into request->workload.
+absl::Status ApplyWorkloadFile(PlanRequest* request);
+
+// The flags that are more than an alias: --checkpoint_write_gbps (a bare number is GB/s) and
+// --scale_out_gbps (per GPU: the NIC count kept, the port speed adjusted).
+absl::Status ApplySpecialWorkloadFlags(PlanRequest* request);
 
 }  // namespace dcplan::cli

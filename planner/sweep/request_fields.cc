@@ -66,7 +66,7 @@ absl::StatusOr<std::vector<const FieldDescriptor*>> ResolveRequestField(absl::st
 // typed it (an alias that hides its unit, such as "power", takes the unit as --power does).
 absl::StatusOr<double> ParseFieldValue(absl::string_view name, absl::string_view text) {
   DCPLAN_ASSIGN_OR_RETURN(FieldRef field, ResolveField(name));
-  const bool strict = name == "power" || name == "power_cap";
+  const bool strict = name == "power" || name == "power_cap" || name == "electricity";
   auto v = ParseNumber(field, text, strict);
   if (!v.ok()) {
     // The layer's message starts with the path; the axis names the field already.
