@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "planner/cluster.h"
+#include "planner/ledger.h"
 #include "planner/model.h"
 #include "planner/plan.h"
 #include "planner/solver.h"
@@ -16,10 +17,11 @@
 
 namespace dcplan {
 
-absl::StatusOr<Plan> SolvePlan(const PlanRequest& request) {
+absl::StatusOr<Plan> SolvePlan(const PlanRequest& request, const ExplainOptions& explain) {
   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
   DCPLAN_ASSIGN_OR_RETURN(Solution solution, Solve(model));
   Plan plan = ToPlan(model, solution);
+  DCPLAN_RETURN_IF_ERROR(Explain(request, model, solution, explain, &plan));
   // With a workload, the plan also says what the cluster realizes for it; the cluster's size sets
   // the data-parallel degree. A cluster the workload fits on in no configuration is an error.
   if (model.workload != nullptr && solution.eval.gpus > 0) {

@@ -17,13 +17,17 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "planner/ledger.h"
 #include "proto/plan.pb.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {
 
-// Validates, models and solves `request`: the largest cluster under its caps.
-absl::StatusOr<Plan> SolvePlan(const PlanRequest& request);
+// Validates, models and solves `request`: the largest cluster under its caps, with the assumptions
+// ledger, the marginal value of its caps and the discrete step ahead (planner/ledger.h) as
+// `explain` asks (all of them by default; a sweep's inner loop asks for none).
+absl::StatusOr<Plan> SolvePlan(const PlanRequest& request,
+                               const ExplainOptions& explain = ExplainOptions());
 
 // Peak, MFU, realized compute, power and cost of clusters of exactly `gpu_counts` GPUs (each >= 1
 // and

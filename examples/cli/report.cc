@@ -1,15 +1,29 @@
 #include "examples/cli/report.h"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "base/field_checks.h"
+#include "base/text.h"
 #include "examples/cli/flags.h"
+#include "planner/ledger.h"
 #include "planner/plan.h"
 #include "units/format.h"
 #include "units/units.h"
 
 namespace dcplan::cli {
+namespace {
+std::string AssumptionValue(const Assumption& a);
+void AppendMarginal(const Plan& p, std::string* s);
+void AppendAssumptions(const Plan& p, std::string* s);
+}  // namespace
+
 namespace {
 
 using units::FormatCount;
@@ -147,8 +161,86 @@ std::string PlanTable(const Plan& p) {
     absl::StrAppend(&s, "headroom       ", head, "\n");
   }
   for (const std::string& note : p.notes()) absl::StrAppend(&s, "note: ", note, "\n");
+  if (p.has_next_step()) absl::StrAppend(&s, "next step       ", p.next_step().description(), "\n");
+  AppendMarginal(p, &s);
+  AppendAssumptions(p, &s);
   return s;
 }
+
+namespace {
+
+// An enum's name as a person types it: COOLING_DIRECT_LIQUID -> direct_liquid.
+std::string ShortEnum(absl::string_view name) {
+  for (absl::string_view prefix :
+       {"COOLING_", "PROVISIONING_BASIS_", "POWER_CAP_AT_", "BUDGET_ON_", "OBJECTIVE_",
+        "RECOMPUTE_", "SOFTWARE_", "LEAF_PLACEMENT_", "REDUNDANCY_"}) {
+    if (absl::ConsumePrefix(&name, prefix)) return absl::AsciiStrToLower(name);
+  }
+  return std::string(name);
+}
+
+// `text` cut to `width` characters with "..." when longer.
+std::string Cut(absl::string_view text, size_t width) {
+  if (text.size() <= width) return std::string(text);
+  return absl::StrCat(text.substr(0, width - 3), "...");
+}
+
+std::string AssumptionValue(const Assumption& a) {
+  if (!a.text_value().empty() || a.unit().empty()) return ShortEnum(Printable(a.text_value()));
+  if (a.unit() == "W") return W(a.value());
+  if (a.unit() == "USD") return Usd(a.value());
+  if (a.unit() == "1") return FormatDouble(a.value());
+  return absl::StrCat(FormatDouble(a.value()), " ", a.unit());
+}
+
+std::string OriginWord(Origin origin) {
+  switch (origin) {
+    case ORIGIN_PRESET:
+      return "preset";
+    case ORIGIN_USER:
+      return "user-set";
+    case ORIGIN_DERIVED:
+      return "derived";
+    case ORIGIN_ESTIMATE:
+      return "estimate";
+    case ORIGIN_DEFAULT:
+      return "default";
+    default:
+      return "?";
+  }
+}
+
+void AppendMarginal(const Plan& p, std::string* s) {
+  const Marginal& m = p.marginal();
+  std::vector<std::string> parts;
+  if (m.has_gpus_per_megawatt()) {
+    parts.push_back(absl::StrFormat("+%s GPUs (+%s) per MW more",
+                                    FormatCount(static_cast<uint64_t>(m.gpus_per_megawatt())),
+                                    Rate(m.realized_flops_per_second_per_megawatt())));
+  }
+  if (m.has_gpus_per_100m_usd()) {
+    parts.push_back(absl::StrFormat("+%s GPUs (+%s) per $100M more",
+                                    FormatCount(static_cast<uint64_t>(m.gpus_per_100m_usd())),
+                                    Rate(m.realized_flops_per_second_per_100m_usd())));
+  }
+  if (!parts.empty()) absl::StrAppend(s, "marginal        ", absl::StrJoin(parts, "; "), "\n");
+}
+
+void AppendAssumptions(const Plan& p, std::string* s) {
+  if (p.assumptions().empty()) return;
+  absl::StrAppendFormat(
+      s, "assumptions     (what moves this answer most; all %d with --format=json)\n",
+      p.assumptions_size());
+  for (const Assumption* a : HeadlineAssumptions(p)) {
+    absl::StrAppendFormat(
+        s, "  %-34s %-14s %-9s %6s  %s\n", a->path(), Cut(AssumptionValue(*a), 14),
+        OriginWord(a->origin()),
+        a->influence() > 0 ? absl::StrFormat("%.1f%%", 100 * a->influence()) : "-",
+        Cut(Printable(a->source()), 80));
+  }
+}
+
+}  // namespace
 
 std::string ScaleTableHeader() {
   return absl::StrFormat("%12s %12s %8s %14s %10s %10s\n", "GPUs", "peak EF/s", "MFU",

@@ -1,0 +1,368 @@
+// File: planner/ledger.cc
+#include "planner/ledger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "planner/cluster.h"
+#include "planner/defaults.h"
+#include "planner/request_edit.h"
+#include "units/format.h"
+#include "units/units.h"
+
+namespace dcplan {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+
+// Fields that describe the request rather than enter the answer.
+bool IsBookkeeping(absl::string_view path) {
+  return path == "name" || path == "schema_version" || absl::StartsWith(path, "sources") ||
+         path == "workload.name" || absl::StrContains(path, ".name") ||
+         absl::StartsWith(path, "workload.sources");
+}
+
+// An input whose default the model applies when the request leaves it unset, with where the default
+// comes from.
+struct Default {
+  const char* path;
+  // Whether the default matters for this request.
+  bool (*applies)(const PlanRequest&);
+  // The value in effect (a number; enums are read from the request as they are).
+  double (*value)(const PlanRequest&);
+  const char* source;
+};
+
+bool Always(const PlanRequest&) { return true; }
+bool Priced(const PlanRequest& r) {
+  return r.costs().facility_usd_per_it_watt() > 0 || r.hardware().accelerator().price_usd() > 0 ||
+         r.hardware().server().price_usd() > 0;
+}
+bool LogLinear(const PlanRequest& r) {
+  return !r.has_workload() && (r.efficiency().model_case() == EfficiencyModel::MODEL_NOT_SET ||
+                               r.efficiency().has_log_linear());
+}
+double Horizon(const PlanRequest& r) {
+  return r.costs().has_horizon_years() ? r.costs().horizon_years() : defaults::kHorizonYears;
+}
+
+const char* PueSource(Cooling cooling) {
+  switch (cooling) {
+    case COOLING_AIR:
+      return "derived from site.cooling (air): design day 1.55 is a judgement (economizers stop "
+             "and "
+             "chillers run at full lift on the hottest hours); annual 1.44 is Uptime Institute's "
+             "Global Data Center Survey 2023 for sites of 20 MW and above (planner/defaults.h)";
+    case COOLING_DIRECT_LIQUID:
+      return "derived from site.cooling (direct liquid): design day 1.2 is a judgement (dry "
+             "coolers "
+             "with chiller trim; also Germany's EnEfG ceiling for new sites); annual 1.14 is "
+             "LBNL's "
+             "2024 US Data Center Energy Usage Report for specialized AI data centers in 2023 "
+             "(planner/defaults.h)";
+    default:
+      return "default: 1.3 for both PUEs when no cooling type is given (planner/defaults.h); set "
+             "site.cooling or site.pue";
+  }
+}
+
+constexpr Default kDefaults[] = {
+    {"site.cooling", Always, nullptr,
+     "default: no cooling type given (PUE 1.3); set --cooling=air or --cooling=liquid"},
+    {"site.pue", Always, [](const PlanRequest& r) { return defaults::PeakPue(r.site()); }, nullptr},
+    {"site.annual_pue", Always, [](const PlanRequest& r) { return defaults::AnnualPue(r.site()); },
+     nullptr},
+    {"site.provisioning.basis", Always, nullptr,
+     "default: every device provisioned at its nameplate (PROVISIONING_BASIS_NAMEPLATE)"},
+    {"site.provisioning.margin",
+     [](const PlanRequest& r) {
+       return r.site().provisioning().basis() == PROVISIONING_BASIS_MEASURED;
+     },
+     [](const PlanRequest&) { return defaults::kProvisioningMargin; },
+     "default: 0.08, an HGX H100's 8.4 kW peak over its 7.75 kW average while training (IEEE "
+     "Access 13 (2025) 61740; arXiv 2506.14551)"},
+    {"site.substation.power_factor",
+     [](const PlanRequest& r) { return r.site().substation().transformer_rating_va() > 0; },
+     [](const PlanRequest&) { return defaults::kPowerFactor; },
+     "default: 0.95, a typical power factor for a data-center load with corrected supplies "
+     "(judgement)"},
+    {"hardware.network.leaf_oversubscription",
+     [](const PlanRequest& r) { return r.hardware().network().nics_per_gpu() > 0; },
+     [](const PlanRequest&) { return defaults::kLeafOversubscription; },
+     "default: 1, full bisection at the leaf"},
+    {"costs.average_utilization", Priced,
+     [](const PlanRequest&) { return defaults::kAverageUtilization; },
+     "default: 0.8 of the draw under load on average (idle time, checkpoints, restarts; "
+     "judgement)"},
+    {"costs.horizon_years", Priced, Horizon, "default: 4 years, the usual GPU depreciation"},
+    {"costs.wacc", Priced, [](const PlanRequest&) { return defaults::kWacc; },
+     "default: 0, capital charged with no cost of money; set --wacc"},
+    {"costs.it_life_years", Priced, Horizon, "default: the TCO horizon"},
+    {"costs.facility_life_years", Priced, Horizon, "default: the TCO horizon"},
+    {"efficiency.log_linear.intercept", LogLinear,
+     [](const PlanRequest&) { return defaults::kMfuIntercept; },
+     "default: the seed chapter's MFU curve 0.62 - 0.02 log2(G) (a teaching model, not a "
+     "measurement); give a workload for the step model"},
+    {"efficiency.log_linear.slope_per_doubling", LogLinear,
+     [](const PlanRequest&) { return defaults::kMfuSlopePerDoubling; },
+     "default: the seed chapter's MFU curve 0.62 - 0.02 log2(G)"},
+};
+
+const Default* FindDefault(absl::string_view path) {
+  for (const Default& d : kDefaults) {
+    if (path == d.path) return &d;
+  }
+  return nullptr;
+}
+
+// The objective a plan maximizes, for influence.
+double Objective(const Model& model, const ClusterEval& eval) {
+  return model.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE
+             ? units::InFlopsPerSecond(eval.realized)
+             : static_cast<double>(eval.gpus);
+}
+
+// The objective for `request` solved again, or NaN when it is invalid or cannot be solved.
+double ObjectiveFor(const PlanRequest& request) {
+  auto model = BuildModel(request);
+  if (!model.ok()) return std::nan("");
+  auto solution = Solve(*model);
+  if (!solution.ok()) return std::nan("");
+  return Objective(*model, solution->eval);
+}
+
+// The enum value an influence test switches to, or -1 for enums that have no natural other.
+int OtherEnumValue(absl::string_view path, int value) {
+  if (path == "site.cooling")
+    return value == COOLING_DIRECT_LIQUID ? COOLING_AIR : COOLING_DIRECT_LIQUID;
+  if (path == "site.provisioning.basis") {
+    return value == PROVISIONING_BASIS_MEASURED ? PROVISIONING_BASIS_NAMEPLATE
+                                                : PROVISIONING_BASIS_MEASURED;
+  }
+  return -1;
+}
+
+// The relative change of the objective when `field` moves (+10% of a number, then -10% if that is
+// invalid; the other value of an enum), or 0 when it cannot move.
+double Influence(const PlanRequest& request, const FieldRef& field, double value, double base) {
+  if (!(base > 0)) return 0;
+  const FieldDescriptor* f = field.leaf();
+  std::vector<double> tries;
+  if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
+    const int other = OtherEnumValue(field.path, static_cast<int>(value));
+    if (other < 0) return 0;
+    PlanRequest changed = request;
+    // Through SetField, so that a new cooling type brings its own PUEs as it would for a user.
+    auto* e = f->enum_type()->FindValueByNumber(other);
+    if (e == nullptr || !SetField(field, e->name(), "influence", &changed).ok()) return 0;
+    const double moved = ObjectiveFor(changed);
+    return std::isfinite(moved) ? std::fabs(moved - base) / base : 0;
+  }
+  if (!field.numeric() || value == 0) return 0;
+  const bool integer = f->cpp_type() != FieldDescriptor::CPPTYPE_DOUBLE &&
+                       f->cpp_type() != FieldDescriptor::CPPTYPE_FLOAT;
+  for (double factor : {1.1, 0.9}) {
+    double v = value * factor;
+    if (integer)
+      v = std::max(1.0, std::round(v)) == value ? value + (factor > 1 ? 1 : -1)
+                                                : std::max(1.0, std::round(v));
+    PlanRequest changed = request;
+    if (!SetNumber(field, v, &changed).ok()) continue;
+    const double moved = ObjectiveFor(changed);
+    if (std::isfinite(moved)) return std::fabs(moved - base) / base;
+  }
+  return 0;
+}
+
+// Where the value of `path` comes from: its sources entry, or the user's request.
+void SetOrigin(const PlanRequest& request, const std::string& path, Assumption* a) {
+  const bool in_workload = absl::StartsWith(path, "workload.");
+  for (const FieldSource& s : request.sources()) {
+    if (s.path() == path) {
+      a->set_origin(s.origin());
+      a->set_source(s.source());
+      return;
+    }
+  }
+  if (in_workload) {
+    const std::string relative = path.substr(std::string("workload.").size());
+    for (const FieldSource& s : request.workload().sources()) {
+      if (s.path() == relative) {
+        a->set_origin(s.origin());
+        a->set_source(s.source());
+        return;
+      }
+    }
+  }
+  a->set_origin(ORIGIN_USER);
+  a->set_source("the request");
+}
+
+void FillAssumptions(const PlanRequest& request, const Model& model, const Solution& solution,
+                     bool influence, Plan* plan) {
+  const double base = Objective(model, solution.eval);
+  for (const std::string& path : AllScalarPaths()) {
+    if (IsBookkeeping(path)) continue;
+    if (!request.has_workload() && absl::StartsWith(path, "workload.")) continue;
+    if (!request.has_workload() && absl::StartsWith(path, "hardware.calibration.")) continue;
+    auto field = ResolveField(path);
+    if (!field.ok()) continue;
+    const Default* d = FindDefault(path);
+    const bool set = IsSet(request, *field);
+    if (!set && (d == nullptr || !d->applies(request))) continue;
+    Assumption* a = plan->add_assumptions();
+    a->set_path(path);
+    a->set_unit(FieldUnit(field->leaf()));
+    const FieldDescriptor* f = field->leaf();
+    double value = 0;
+    if (f->is_repeated() || f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM ||
+        f->cpp_type() == FieldDescriptor::CPPTYPE_BOOL ||
+        f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+      a->set_text_value(GetText(request, *field));
+      value = GetNumber(request, *field);
+    } else {
+      value = set ? GetNumber(request, *field) : d->value(request);
+      a->set_value(value);
+    }
+    if (set) {
+      SetOrigin(request, path, a);
+    } else if (path == "site.pue" || path == "site.annual_pue") {
+      const Cooling cooling = request.site().cooling();
+      a->set_origin(cooling == COOLING_UNSPECIFIED ? ORIGIN_DEFAULT : ORIGIN_DERIVED);
+      a->set_source(PueSource(cooling));
+    } else {
+      a->set_origin(ORIGIN_DEFAULT);
+      a->set_source(d->source);
+    }
+    if (influence) a->set_influence(Influence(request, *field, value, base));
+  }
+  // Most influential first; ties keep the schema's order.
+  std::stable_sort(
+      plan->mutable_assumptions()->begin(), plan->mutable_assumptions()->end(),
+      [](const Assumption& x, const Assumption& y) { return x.influence() > y.influence(); });
+}
+
+void FillMarginal(const Model& model, const Solution& solution, Plan* plan) {
+  auto resolve = [&](Model changed) -> const ClusterEval* {
+    static thread_local Solution again;
+    if (!SolveInto(changed, -1, &again).ok()) return nullptr;
+    return &again.eval;
+  };
+  Marginal* m = plan->mutable_marginal();
+  const double gpus = static_cast<double>(solution.eval.gpus);
+  const double realized = units::InFlopsPerSecond(solution.eval.realized);
+  if (model.caps.has_power_cap) {
+    Model more = model;
+    more.caps.power_cap = model.caps.power_cap + units::Megawatts(1);
+    if (const ClusterEval* e = resolve(more)) {
+      m->set_gpus_per_megawatt(static_cast<double>(e->gpus) - gpus);
+      m->set_realized_flops_per_second_per_megawatt(units::InFlopsPerSecond(e->realized) -
+                                                    realized);
+    }
+  }
+  if (model.caps.has_budget) {
+    Model more = model;
+    more.caps.budget = model.caps.budget + units::Usd(1e8);
+    if (const ClusterEval* e = resolve(more)) {
+      m->set_gpus_per_100m_usd(static_cast<double>(e->gpus) - gpus);
+      m->set_realized_flops_per_second_per_100m_usd(units::InFlopsPerSecond(e->realized) -
+                                                    realized);
+    }
+  }
+}
+
+std::string Ordinal(int n) {
+  switch (n) {
+    case 1:
+      return "1st";
+    case 2:
+      return "2nd";
+    case 3:
+      return "3rd";
+    default:
+      return absl::StrCat(n, "th");
+  }
+}
+
+void FillNextStep(const Model& model, const Solution& solution, Plan* plan) {
+  const BindingConstraint b = solution.binding;
+  if (b != BINDING_CONSTRAINT_FACILITY_POWER && b != BINDING_CONSTRAINT_IT_POWER &&
+      b != BINDING_CONSTRAINT_SUBSTATION && b != BINDING_CONSTRAINT_BUDGET &&
+      b != BINDING_CONSTRAINT_FABRIC) {
+    return;
+  }
+  const ClusterEval& now = solution.eval;
+  if (now.gpus <= 0) return;
+  const ClusterEval next = EvaluateCluster(model, now.gpus + model.server.gpus);
+  std::string kind;
+  std::string what;
+  if (next.fabric.tiers > now.fabric.tiers) {
+    kind = "network_tier";
+    what = absl::StrCat("one more server needs a ", Ordinal(next.fabric.tiers), " network tier");
+  } else if (next.buildings > now.buildings) {
+    kind = "building";
+    what = absl::StrCat("one more server needs building ", next.buildings);
+  } else {
+    return;
+  }
+  const units::Power power = next.facility_power - now.facility_power;
+  const units::Money capex = next.capex - now.capex;
+  DiscreteStep* step = plan->mutable_next_step();
+  step->set_kind(kind);
+  step->set_added_facility_power_watts(units::InWatts(power));
+  step->set_added_capex_usd(units::InUsd(capex));
+  step->set_description(
+      absl::StrCat(what, ": +", units::FormatPower(power, 1), ", +", units::FormatMoney(capex, 2)));
+  plan->add_notes(
+      absl::StrCat("what stops the next server is the step it needs: ", step->description()));
+}
+
+}  // namespace
+
+absl::Status Explain(const PlanRequest& request, const Model& model, const Solution& solution,
+                     const ExplainOptions& options, Plan* plan) {
+  if (options.assumptions) {
+    FillAssumptions(request, model, solution, options.influence, plan);
+  }
+  if (options.marginal) FillMarginal(model, solution, plan);
+  if (options.next_step) FillNextStep(model, solution, plan);
+  return absl::OkStatus();
+}
+
+std::vector<const Assumption*> HeadlineAssumptions(const Plan& plan, int count) {
+  std::vector<const Assumption*> out;
+  auto add = [&](const Assumption* a) {
+    if (a != nullptr && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  };
+  auto find = [&](absl::string_view path) -> const Assumption* {
+    for (const Assumption& a : plan.assumptions()) {
+      if (a.path() == path) return &a;
+    }
+    return nullptr;
+  };
+  for (const char* path :
+       {"site.cooling", "site.pue", "site.annual_pue", "site.provisioning.basis"}) {
+    add(find(path));
+  }
+  // The price that matters most (assumptions are sorted by influence), or the GPU's price.
+  const Assumption* price = nullptr;
+  for (const Assumption& a : plan.assumptions()) {
+    if (a.unit() == "USD" && absl::StrContains(a.path(), "price")) {
+      price = &a;
+      break;
+    }
+  }
+  add(price);
+  for (const Assumption& a : plan.assumptions()) {
+    if (static_cast<int>(out.size()) >= count) break;
+    add(&a);
+  }
+  return out;
+}
+
+}  // namespace dcplan

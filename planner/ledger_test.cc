@@ -1,0 +1,122 @@
+#include "planner/ledger.h"
+
+#include <cmath>
+#include <string>
+
+#include "base/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/planner.h"
+#include "planner/presets/presets.h"
+#include "planner/request_edit.h"
+#include "planner/test_requests.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::IsOk;
+using ::testing::HasSubstr;
+
+const Assumption* Find(const Plan& plan, const std::string& path) {
+  for (const Assumption& a : plan.assumptions()) {
+    if (a.path() == path) return &a;
+  }
+  return nullptr;
+}
+
+Plan Fit(PlanRequest request) {
+  auto plan = SolvePlan(request);
+  EXPECT_THAT(plan.status(), IsOk());
+  return plan.ok() ? *plan : Plan();
+}
+
+TEST(Ledger, NamesTheSiteAssumptionsAndWhereTheyCameFrom) {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  ASSERT_THAT(SetField("power", "100MW", "--power", &r), IsOk());
+  const Plan plan = Fit(r);
+  for (const char* path :
+       {"site.cooling", "site.pue", "site.annual_pue", "site.provisioning.basis"}) {
+    const Assumption* a = Find(plan, path);
+    ASSERT_NE(a, nullptr) << path;
+    EXPECT_NE(a->origin(), ORIGIN_USER) << path;  // the user set none of them
+    EXPECT_FALSE(a->source().empty()) << path;
+  }
+  // No annual PUE in the preset: the air-cooling default (Uptime Institute, 1.44), derived.
+  EXPECT_EQ(Find(plan, "site.annual_pue")->origin(), ORIGIN_DERIVED);
+  EXPECT_EQ(Find(plan, "site.annual_pue")->value(), 1.44);
+  EXPECT_EQ(Find(plan, "site.provisioning.basis")->origin(), ORIGIN_DEFAULT);
+  // The power cap is the user's.
+  EXPECT_EQ(Find(plan, "constraints.power_cap_watts")->origin(), ORIGIN_USER);
+  EXPECT_EQ(Find(plan, "constraints.power_cap_watts")->source(), "--power");
+  // Under a power cap the design-day PUE moves the answer (about 1/1.1: -9%) and a price does not.
+  EXPECT_NEAR(Find(plan, "site.pue")->influence(), 1 - 1 / 1.1, 0.01);
+  EXPECT_EQ(Find(plan, "hardware.accelerator.price_usd")->influence(), 0);
+  // Sorted by influence.
+  for (int i = 1; i < plan.assumptions_size(); ++i) {
+    EXPECT_GE(plan.assumptions(i - 1).influence(), plan.assumptions(i).influence());
+  }
+}
+
+TEST(Ledger, AValueTheUserSetSaysSo) {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  ASSERT_THAT(SetField("power", "100MW", "--power", &r), IsOk());
+  ASSERT_THAT(SetField("site.pue", "1.2", "--set", &r), IsOk());
+  const Plan plan = Fit(r);
+  const Assumption* pue = Find(plan, "site.pue");
+  ASSERT_NE(pue, nullptr);
+  EXPECT_EQ(pue->origin(), ORIGIN_USER);
+  EXPECT_EQ(pue->source(), "--set");
+  EXPECT_EQ(pue->value(), 1.2);
+}
+
+TEST(Ledger, HeadlineNamesCoolingPuesProvisioningAndAPrice) {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  ASSERT_THAT(SetField("budget", "$2B", "--budget", &r), IsOk());
+  const Plan plan = Fit(r);
+  std::vector<std::string> paths;
+  for (const Assumption* a : HeadlineAssumptions(plan)) paths.push_back(a->path());
+  ASSERT_GE(paths.size(), 5u);
+  EXPECT_EQ(paths[0], "site.cooling");
+  EXPECT_EQ(paths[1], "site.pue");
+  EXPECT_EQ(paths[2], "site.annual_pue");
+  EXPECT_EQ(paths[3], "site.provisioning.basis");
+  EXPECT_THAT(paths[4], HasSubstr("price"));
+  // Under a budget the price moves the answer.
+  // Under a budget the price moves the answer: +10% on a $27,500 GPU is +$22,000 on a ~$500,000
+  // server with its share of the facility, about -4% of the GPUs.
+  EXPECT_GT(Find(plan, paths[4])->influence(), 0.02);
+}
+
+// The marginal value of a cap is a second solve, here checked against the seed formula by hand:
+// 45.9 MW / 11.2 kW a server = 4,098.2 -> 4,098 servers = 32,784 GPUs; 46.9 MW / 11.2 kW =
+// 4,187.5 -> 4,187 servers = 33,496 GPUs: 712 GPUs more for 1 MW more. Realized compute is
+// G x 1 PFLOP/s x (0.62 - 0.02 log2 G) at both sizes.
+TEST(Ledger, MarginalValueOfPowerIsTheNextMegawattsGpus) {
+  PlanRequest r = LoadPreset("seed").value();
+  ASSERT_THAT(SetField("power", "45.9MW", "--power", &r), IsOk());
+  const Plan plan = Fit(r);
+  ASSERT_EQ(plan.counts().gpu_count(), 32784u);
+  ASSERT_TRUE(plan.marginal().has_gpus_per_megawatt());
+  EXPECT_EQ(plan.marginal().gpus_per_megawatt(), 712);
+  auto realized = [](double g) { return g * 1e15 * (0.62 - 0.02 * std::log2(g)); };
+  EXPECT_NEAR(plan.marginal().realized_flops_per_second_per_megawatt(),
+              realized(33496) - realized(32784), 1e3);
+  EXPECT_FALSE(plan.marginal().has_gpus_per_100m_usd());  // no budget cap
+}
+
+// 150 MW of DGX H100 at a PUE of 1.55: the 3-tier radix-64 fat tree holds 65,536 GPUs (k^3/4 =
+// 65,536 endpoints), so the next server needs a 4th tier, whose switches and optics cost far more
+// than the 3.2 MW of headroom the power cap leaves.
+TEST(Ledger, SaysWhenANewNetworkTierStopsTheNextServer) {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  ASSERT_THAT(SetField("power", "150MW", "--power", &r), IsOk());
+  const Plan plan = Fit(r);
+  EXPECT_EQ(plan.counts().gpu_count(), 65536u);
+  ASSERT_TRUE(plan.has_next_step());
+  EXPECT_EQ(plan.next_step().kind(), "network_tier");
+  EXPECT_THAT(plan.next_step().description(), HasSubstr("4th network tier"));
+  EXPECT_GT(plan.next_step().added_facility_power_watts(), 3.2e6);
+}
+
+}  // namespace
+}  // namespace dcplan
