@@ -1,6 +1,9 @@
 #include "planner/compare.h"
 
 #include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -21,6 +24,23 @@ absl::StatusOr<Comparison> Compare(absl::Span<const PlanRequest> requests) {
       return absl::Status(plan.status().code(), absl::StrCat(who, ": ", plan.status().message()));
     }
     *comparison.add_plans() = *std::move(plan);
+  }
+  // The assumptions that differ between the plans, among those that describe the site and policy
+  // rather than the hardware (which is what a comparison compares).
+  for (const char* path : {"site.cooling", "site.pue", "site.annual_pue", "site.provisioning.basis",
+                           "site.provisioning.margin", "costs.facility_usd_per_it_watt",
+                           "costs.electricity_usd_per_kwh", "costs.wacc", "costs.horizon_years"}) {
+    std::vector<std::string> values;
+    for (const Plan& plan : comparison.plans()) {
+      std::string value = "(none)";
+      for (const Assumption& a : plan.assumptions()) {
+        if (a.path() == path) value = absl::StrCat(a.text_value(), "|", a.value());
+      }
+      values.push_back(value);
+    }
+    if (std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end()) {
+      comparison.add_differing_assumptions(path);
+    }
   }
   auto* plans = comparison.mutable_plans();
   std::stable_sort(plans->begin(), plans->end(), [](const Plan& a, const Plan& b) {

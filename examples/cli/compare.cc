@@ -66,6 +66,26 @@ absl::Status RunCompare() {
         units::FormatCount(static_cast<uint64_t>(p.cost().energy_mwh_per_year() + 0.5)),
         BindingName(p.binding_constraint()));
   }
+  if (!comparison.differing_assumptions().empty()) {
+    absl::StrAppend(&out,
+                    "\nnot like for like: these assumptions differ between the presets "
+                    "(--cooling, --pue, --set=PATH=VALUE set them for all)\n");
+    absl::StrAppendFormat(&out, "  %-32s", "");
+    for (const Plan& p : comparison.plans())
+      absl::StrAppendFormat(&out, " %14s", Printable(p.name()));
+    absl::StrAppend(&out, "\n");
+    for (const std::string& path : comparison.differing_assumptions()) {
+      absl::StrAppendFormat(&out, "  %-32s", path);
+      for (const Plan& p : comparison.plans()) {
+        std::string value = "-";
+        for (const Assumption& a : p.assumptions()) {
+          if (a.path() == path) value = AssumptionText(a);
+        }
+        absl::StrAppendFormat(&out, " %14s", value);
+      }
+      absl::StrAppend(&out, "\n");
+    }
+  }
   absl::Status w = WriteOutput(out);
   return w;
 }

@@ -242,6 +242,8 @@ void AppendAssumptions(const Plan& p, std::string* s) {
 
 }  // namespace
 
+std::string AssumptionText(const Assumption& a) { return AssumptionValue(a); }
+
 std::string ScaleTableHeader() {
   return absl::StrFormat("%12s %12s %8s %14s %10s %10s\n", "GPUs", "peak EF/s", "MFU",
                          "realized EF/s", "IT MW", "meter MW");

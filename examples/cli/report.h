@@ -24,6 +24,9 @@ void AppendScaleTableRow(const ScaleRow& row, std::string* out);
 std::string ScaleCsvHeader();
 void AppendScaleCsvRow(const ScaleRow& row, std::string* out);
 
+// An assumption's value for a table: "1.55", "$27.50k", "air" (enums by their short name).
+std::string AssumptionText(const Assumption& a);
+
 // A short name for a binding constraint ("facility power", "budget", ...).
 std::string BindingName(BindingConstraint b);
 
