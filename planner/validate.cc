@@ -443,7 +443,7 @@ absl::Status ValidateConstraints(const Constraints& constraints, const Site& sit
     return absl::FailedPreconditionError(absl::StrCat(
         FieldPath(path, "power_cap_at"),
         " is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated "
-        "substation to cap at; e.g. --set=site.substation.transformer_rating_va=100MVA)"));
+        "substation to cap at: give site.substation.transformer_rating_va, e.g. 100MVA)"));
   }
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_gpus", constraints.max_gpus(), limits::kMaxGpus));
