@@ -151,8 +151,9 @@ absl::Status CheckDense(const Workload& w, absl::string_view path) {
 }  // namespace
 
 absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
-  DCPLAN_RETURN_IF_ERROR(CheckRequiredFields(w, path));
+  // A mixture of experts is refused whatever else it lacks (the MoE presets publish no batch).
   DCPLAN_RETURN_IF_ERROR(CheckDense(w, path));
+  DCPLAN_RETURN_IF_ERROR(CheckRequiredFields(w, path));
   DCPLAN_RETURN_IF_ERROR(Count(path, "layers", w.layers(), 1, limits::kMaxLayers));
   DCPLAN_RETURN_IF_ERROR(Count(path, "hidden", w.hidden(), 1, limits::kMaxHidden));
   DCPLAN_RETURN_IF_ERROR(Count(path, "heads", w.heads(), 1, limits::kMaxHidden));
