@@ -188,5 +188,21 @@ TEST(Models, CiteEveryFieldTheySet) {
   }
 }
 
+TEST(Models, CiteOnlyRowsThatSourcesMdHas) {
+  std::ifstream in("planner/presets/SOURCES.md", std::ios::binary);
+  std::ostringstream table;
+  table << in.rdbuf();
+  ASSERT_FALSE(table.str().empty()) << "cannot read planner/presets/SOURCES.md";
+  for (const std::string& name : ModelNames()) {
+    for (const FieldSource& source : MustLoad(name).sources()) {
+      const size_t at = source.source().find("SOURCES.md#");
+      ASSERT_NE(at, std::string::npos) << name << " " << source.path();
+      const std::string id = source.source().substr(at + 11);
+      EXPECT_TRUE(absl::StrContains(table.str(), absl::StrCat("<a id=\"", id, "\"></a>")))
+          << name << " cites SOURCES.md#" << id;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dcplan
