@@ -556,8 +556,9 @@ absl::Status ValidateCoolingFitsHardware(const Hardware& hardware, const Site& s
                                                rack.measured_overhead_watts(), provisioning);
     servers = rack.max_servers_per_rack();
     if (rack.power_limit_watts() > 0 && server_watts > 0) {
-      servers =
-          std::min(servers, std::floor((rack.power_limit_watts() - rack_overhead) / server_watts));
+      // At least one: a limit of exactly one server can round the quotient below 1.
+      servers = std::clamp(std::floor((rack.power_limit_watts() - rack_overhead) / server_watts),
+                           1.0, servers);
     }
   }
   const double rack_watts = servers * server_watts + rack_overhead;

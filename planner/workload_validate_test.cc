@@ -94,9 +94,30 @@ TEST(ValidateWorkload, RefusesAMixtureOfExpertsAsUnimplemented) {
                "workload.moe: mixture-of-experts models are not modelled yet (mixtral-8x22b has 8 "
                "experts, 2 active); dense models: gpt3-175b, llama3-405b, llama3-70b, llama3-8b, "
                "nemotron4-340b"));
-  // An empty moe message still counts as set.
-  EXPECT_THAT(Check("moe {}"), StatusIs(absl::StatusCode::kUnimplemented,
-                                        HasSubstr("(this workload has 0 experts, 0 active)")));
+  // Unnamed, its own requirements met (DeepSeek-V3's routing): "this workload".
+  EXPECT_THAT(Check("moe { experts: 256 experts_per_token: 8 shared_experts: 1 dense_layers: 3 }"),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("(this workload has 256 experts, 8 active)")));
+}
+
+TEST(ValidateWorkload, ChecksTheMixtureOfExpertsFieldsBeforeRefusingIt) {
+  // An empty moe message counts as set and lacks its experts.
+  EXPECT_THAT(Check("moe {}"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        "workload.moe.experts must be >= 2, got 0"));
+  EXPECT_THAT(Check("moe { experts: 8 }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.moe.experts_per_token must be >= 1, got 0"));
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 9 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.moe.experts_per_token 9 must be <= workload.moe.experts (8)"));
+  // The fixture has 126 layers: 126 dense layers would leave no MoE layer.
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2 dense_layers: 126 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.moe.dense_layers 126 must be < workload.layers (126)"));
+  // Each field's own limit first, naming it.
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2000000 }"),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       "workload.moe.experts_per_token must be <= 1000000, got 2000000"));
 }
 
 TEST(ValidateWorkload, ChecksParams) {

@@ -194,7 +194,8 @@ TEST(Models, CiteOnlyRowsThatSourcesMdHas) {
   table << in.rdbuf();
   ASSERT_FALSE(table.str().empty()) << "cannot read planner/presets/SOURCES.md";
   for (const std::string& name : ModelNames()) {
-    for (const FieldSource& source : MustLoad(name).sources()) {
+    const Workload w = MustLoad(name);
+    for (const FieldSource& source : w.sources()) {
       const size_t at = source.source().find("SOURCES.md#");
       ASSERT_NE(at, std::string::npos) << name << " " << source.path();
       const std::string id = source.source().substr(at + 11);

@@ -138,10 +138,34 @@ absl::Status CheckRequiredFields(const Workload& w, absl::string_view path) {
 constexpr char kDenseModelPresets[] =
     "gpt3-175b, llama3-405b, llama3-70b, llama3-8b, nemotron4-340b";
 
-// Mixture-of-experts models are described (Workload.moe) but not modelled: refused, Unimplemented.
+// Mixture-of-experts models are described (Workload.moe) but not modelled: a valid description is
+// refused, Unimplemented. Each field's own limit is checked first, so an error names the field.
 absl::Status CheckDense(const Workload& w, absl::string_view path) {
   if (!w.has_moe()) return absl::OkStatus();
   const MixtureOfExperts& moe = w.moe();
+  const std::string moe_path = FieldPath(path, "moe");
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(moe_path, "experts", moe.experts(), limits::kMaxExperts));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(moe_path, "experts_per_token", moe.experts_per_token(),
+                                          limits::kMaxExperts));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(moe_path, "expert_ffn_hidden", moe.expert_ffn_hidden(),
+                                          limits::kMaxFfnHidden));
+  DCPLAN_RETURN_IF_ERROR(
+      CheckCountAtMost(moe_path, "shared_experts", moe.shared_experts(), limits::kMaxExperts));
+  DCPLAN_RETURN_IF_ERROR(
+      CheckCountAtMost(moe_path, "dense_layers", moe.dense_layers(), limits::kMaxLayers));
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtLeast(moe_path, "experts", moe.experts(), 2));
+  DCPLAN_RETURN_IF_ERROR(
+      CheckCountAtLeast(moe_path, "experts_per_token", moe.experts_per_token(), 1));
+  if (moe.experts_per_token() > moe.experts()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(FieldPath(moe_path, "experts_per_token"), " ", moe.experts_per_token(),
+                     " must be <= ", FieldPath(moe_path, "experts"), " (", moe.experts(), ")"));
+  }
+  if (moe.dense_layers() > 0 && moe.dense_layers() >= w.layers()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(FieldPath(moe_path, "dense_layers"), " ", moe.dense_layers(), " must be < ",
+                     FieldPath(path, "layers"), " (", w.layers(), ")"));
+  }
   return absl::UnimplementedError(absl::StrCat(
       FieldPath(path, "moe"), ": mixture-of-experts models are not modelled yet (",
       w.name().empty() ? "this workload" : Clip(w.name()), " has ", moe.experts(), " experts, ",
