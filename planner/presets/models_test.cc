@@ -18,8 +18,11 @@
 #include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planner/presets/presets.h"
 #include "planner/presets/provenance_testing.h"
+#include "planner/validate.h"
 #include "planner/workload/workload_validate.h"
+#include "proto/request.pb.h"
 #include "proto/workload.pb.h"
 
 namespace dcplan {
@@ -129,6 +132,21 @@ TEST(DenseModels, ValidateAndTheirShapesGiveThePublishedParameterCounts) {
     // Hand figures (the files' comments): GPT-3 174.56B, Llama 3 8.03B, 70.55B, 405.85B,
     // Nemotron-4 341.0B: each within 2% of the published count.
     EXPECT_NEAR(ShapeParams(w), p.params, 0.02 * p.params);
+  }
+}
+
+TEST(DenseModels, ValidateAsTheWorkloadOfEveryGpuPreset) {
+  // The workload validator's hardware checks too (HBM size and bandwidth, the scale-up link):
+  // every preset with a real GPU (not the seed's toy one, which has no HBM) takes every dense
+  // model.
+  for (const std::string& preset : PresetNames()) {
+    if (preset == "seed") continue;
+    absl::StatusOr<PlanRequest> request = LoadPreset(preset);
+    ASSERT_THAT(request, IsOk()) << preset;
+    for (const Published& p : kDense) {
+      *request->mutable_workload() = MustLoad(p.model);
+      EXPECT_THAT(ValidateRequest(*request), IsOk()) << preset << " + " << p.model;
+    }
   }
 }
 
