@@ -47,17 +47,18 @@ inline constexpr double kAirAnnualPue = 1.44;
 inline constexpr double kLiquidPue = 1.2;
 inline constexpr double kLiquidAnnualPue = 1.14;
 
-// site.max_air_cooled_rack_watts: the most a rack may draw at its nameplate and still be cooled by
-// air. A judgement, not a published limit: hot/cold-aisle containment is commonly quoted as good
-// for about 40-50 kW per rack, and NVIDIA's air-cooled DGX H100 SuperPOD racks of four systems
-// draw ~41 kW (planner/presets/SOURCES.md#air-rack-limit); 45 kW keeps them on air and sends a
-// 132 kW GB200 NVL72 rack to liquid. Rear-door heat exchangers reach further: raise it for such a
-// site.
+// site.max_air_cooled_rack_watts: the most a rack may draw (at the power the site provisions) and
+// still be cooled by air. A judgement, not a published limit: hot/cold-aisle containment is
+// commonly quoted as good for about 40-50 kW per rack, and NVIDIA's air-cooled DGX H100 SuperPOD
+// racks of four systems draw ~41 kW (planner/presets/SOURCES.md#air-rack-limit); 45 kW keeps them
+// on air and sends a 132 kW GB200 NVL72 rack to liquid. Rear-door heat exchangers reach further:
+// raise it for such a site.
 inline constexpr double kMaxAirCooledRackWatts = 45000.0;
 
 // costs.liquid_cooling_premium_usd_per_it_watt: what a direct-liquid-cooled hall costs beyond an
 // air-cooled one, per watt of critical IT power. Turner & Townsend's Data Centre Construction Cost
-// Index 2024 puts liquid-cooled AI facilities at 7-10% above air-cooled ones; 8% of Cushman &
+// Index 2025-2026 finds US AI (liquid-cooled) data centres 7-10% dearer to build than traditional
+// ones of similar IT capacity; 8% of Cushman &
 // Wakefield's 2025 19-market average of $11.7 M per MW is $0.94/W, rounded to $0.9/W
 // (planner/presets/SOURCES.md#liquid-premium).
 inline constexpr double kLiquidCoolingPremiumUsdPerItWatt = 0.9;
