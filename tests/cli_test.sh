@@ -63,6 +63,8 @@ check "zero note" True "$(json_get "$TMP/zero.json" "'no GPUs fit' in p['notes']
 expect_error "negative power" "--power must be >= 0, got -5e+06" fit --power=-5MW
 expect_error "pue below 1" "--pue must be >= 1.0, got 0.9" fit --pue=0.9 --power=50MW
 expect_error "unknown preset" 'unknown preset "h900"' fit --preset=h900
+# An NVL72 rack is liquid-cooled (hardware.server.required_cooling): air is refused, naming both.
+expect_error "gb200 on air" 'site.cooling is COOLING_AIR but hardware.server.required_cooling is COOLING_DIRECT_LIQUID ("GB200 NVL72 (one rack, one NVLink domain)" needs it): set site.cooling to COOLING_DIRECT_LIQUID' fit --preset=gb200-nvl72 --cooling=air --power=50MW
 expect_error "wrong dimension" 'expected a power such as 50MW, got "50MWh"' fit --power=50MWh
 expect_error "bad format" "--format must be one of" fit --format=xml --power=1MW
 expect_error "no cap" "no cap to solve under" fit --preset=seed

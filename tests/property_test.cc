@@ -194,6 +194,20 @@ class Generator {
     if (Chance(0.8)) site->set_pue(Chance(0.1) ? Pick({1.0, 5.0}) : Uniform(1.0, 2.5));
     if (Chance(0.4))
       site->set_cooling(Pick({COOLING_UNSPECIFIED, COOLING_AIR, COOLING_DIRECT_LIQUID}));
+    // A rack above the air limit needs liquid (planner/validate.cc): on air, the site's limit holds
+    // the rack (exactly, sometimes); otherwise it is any limit.
+    if (site->cooling() == COOLING_AIR && rack_watts > 45000) {
+      site->set_max_air_cooled_rack_watts(Chance(0.1) ? rack_watts
+                                                      : rack_watts * Uniform(1.0, 1.5));
+    } else if (Chance(0.2)) {
+      site->set_max_air_cooled_rack_watts(LogUniform(1e3, 1e6));
+      if (site->cooling() == COOLING_AIR && rack_watts > site->max_air_cooled_rack_watts()) {
+        site->set_max_air_cooled_rack_watts(rack_watts);
+      }
+    }
+    // The cooling the server needs: none, or the site's own.
+    if (site->cooling() != COOLING_UNSPECIFIED && Chance(0.3))
+      srv->set_required_cooling(site->cooling());
     if (Chance(0.3)) {
       // At most the design-day PUE in effect.
       const double peak = site->has_pue()                            ? site->pue()

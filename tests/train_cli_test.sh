@@ -168,7 +168,7 @@ expect_error "one size only" "train takes one cluster size" train --gpus=8,16 "$
 expect_error "needs a workload" "train needs a workload" train --gpus=8
 expect_error "bad count" "--layers: expected a number (a count such as 8, 16K or 16Mi), got \"many\"" train --gpus=8 "${SHAPE[@]}" --layers=many
 expect_error "bad recompute" "--recompute must be one of none, selective, full, partial; got \"sometimes\"" train --gpus=8 "${SHAPE[@]}" --recompute=sometimes
-expect_error "missing batch" "set exactly one of global_batch_tokens and global_batch_sequences" \
+expect_error "missing batch" "workload is missing a global batch (global_batch_tokens or global_batch_sequences)" \
   train --gpus=8 --layers=2 --hidden=64 --heads=4 --vocab=100 --seq_len=64
 expect_error "no hbm on the seed" "a workload needs hardware.accelerator.hbm_bytes" \
   train --preset=seed --gpus=8 "${SHAPE[@]}"
