@@ -210,10 +210,17 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
   // holds MFU at the plan's own (a constant efficiency model) while the other inputs move: the
   // facility's sensitivities, exactly, at the plan's efficiency; the workload's own fields get
   // none.
+  // Each move copies the request: without its sources (tens of cited strings) the copies are cheap,
+  // and sources do not change an answer.
   PlanRequest facility_only;
-  const PlanRequest* moved = &request;
-  if (influence && request.has_workload()) {
+  if (influence) {
     facility_only = request;
+    facility_only.clear_sources();
+    facility_only.mutable_workload()->clear_sources();
+    if (!request.has_workload()) facility_only.clear_workload();
+  }
+  const PlanRequest* moved = &facility_only;
+  if (influence && request.has_workload()) {
     facility_only.clear_workload();
     facility_only.mutable_efficiency()->mutable_constant()->set_mfu(
         std::max(1e-6, std::min(1.0, plan->compute().mfu())));

@@ -165,6 +165,6 @@ expect_error "train takes no site flags" "train does not use --pue" train --gpus
 expect_error "no cap names the flags" "(flags: --power=50MW, --budget='\$2B', --max_gpus=N)" fit --preset=seed
 # The 150 MW H100 plan names the network tier that stops it, and its cost.
 "$DCPLAN" fit --preset=h100-dgx --power=150MW > "$TMP/tier.txt"
-check "the next step is a 4th network tier" 1 "$(grep -c '^next step       one more server needs a 4th network tier: +4.3 MW' "$TMP/tier.txt")"
+check "the next step is a 4th network tier" 1 "$(grep -c '^note: what stops the next server is the step it needs: one more server needs a 4th network tier: +4.3 MW' "$TMP/tier.txt")"
 
 finish cli_test

@@ -175,7 +175,6 @@ std::string PlanTable(const Plan& p) {
     absl::StrAppend(&s, "headroom       ", head, "\n");
   }
   for (const std::string& note : p.notes()) absl::StrAppend(&s, "note: ", note, "\n");
-  if (p.has_next_step()) absl::StrAppend(&s, "next step       ", p.next_step().description(), "\n");
   AppendMarginal(p, &s);
   AppendAssumptions(p, &s);
   return s;
