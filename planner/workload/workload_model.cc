@@ -413,31 +413,25 @@ struct LayerTimes {
   Time out_total;
 };
 
-// The layer's multiplies and attention core: sets dense_fwd, dense, backward_gemms, attn_fwd and
-// compute.
-inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
-                         const ParallelConfig& c, const StepContext& x, LayerTimes& lt) {
+// The kernels of one layer and of the output layer that depend on (tp, cp, micro-batch) alone:
+// each weight multiply at its own shape after the tensor-parallel split, tok tokens by the layer's
+// input and output widths (q, k, v together; the MLP's up (and gate) projection; the output
+// projections), and one forward pass of the attention core.
+inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
+                            const ParallelConfig& c, const StepContext& x) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, cp = x.cp, s = x.s, h = x.h, a = x.a, f = x.f, kv = x.kv, tok = x.tok;
   const GemmCost& gemm = x.gemm;
-  // Each weight multiply runs at its own shape after the tensor-parallel split: tok tokens by the
-  // layer's input and output widths (q, k, v together; the MLP's up (and gate) projection; the
-  // output projections). Full recomputation reruns the forward pass. When `params` overrides the
-  // shape's count, the multiplies' FLOPs are scaled to it.
-  const double forwards = x.full ? 2.0 : 1.0;
+  LayerKernels k;
   const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
   const PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) +
                           WeightGemm(tok, h, h / t, gemm) + WeightGemm(tok, up_width / t, h, gemm) +
                           WeightGemm(tok, h, f / t, gemm);
-  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
-  const double params_scale = w.layer_params / shape_params;
-  lt.dense_fwd = params_scale * gemms.forward;
-  lt.dense = forwards * lt.dense_fwd + params_scale * gemms.backward;
-  lt.backward_gemms = params_scale * gemms.backward;
+  k.dense_forward = gemms.forward;
+  k.dense_backward = gemms.backward;
   // The attention core: per head, scores Q K^T (tok x s by the head size) and their product with V,
   // 4 tok s h / t FLOPs forward over the heads of this GPU (keys span the whole sequence under
-  // context parallelism). The backward pass is twice the forward; selective and full recomputation
-  // rerun the forward. Without FlashAttention these are two multiplies with the head size as one
+  // context parallelism). Without FlashAttention these are two multiplies with the head size as one
   // dimension, the s x s scores going through HBM, and the causal half is computed and masked.
   // FlashAttention fuses them: the scores stay on chip, so its traffic is Q, K, V and the output
   // (the fused kernel's intensity is about s / 2), and it skips the blocks the causal mask empties.
@@ -460,9 +454,31 @@ inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
     attn_fwd = GemmTime(one_product, s_q, s, head, heads_here, gemm) +
                GemmTime(one_product, s_q, head, s, heads_here, gemm);
   }
-  lt.attn_fwd = attn_fwd;
+  k.attention_forward = attn_fwd;
+  // The output layer and loss (last stage): a tok x h by h x V / t multiply.
+  const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
+  k.output_forward = out_gemm.forward;
+  k.output_backward = out_gemm.backward;
+  return k;
+}
+
+// The layer's multiplies and attention core: sets dense_fwd, dense, backward_gemms, attn_fwd and
+// compute. Full recomputation reruns the forward pass. When `params` overrides the shape's count,
+// the multiplies' FLOPs are scaled to it. The backward pass of the attention core is twice the
+// forward; selective and full recomputation rerun the forward.
+inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const LayerKernels& k,
+                         LayerTimes& lt) {
+  const double h = x.h, f = x.f, kv = x.kv;
+  const double forwards = x.full ? 2.0 : 1.0;
+  const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
+  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
+  const double params_scale = w.layer_params / shape_params;
+  lt.dense_fwd = params_scale * k.dense_forward;
+  lt.dense = forwards * lt.dense_fwd + params_scale * k.dense_backward;
+  lt.backward_gemms = params_scale * k.dense_backward;
+  lt.attn_fwd = k.attention_forward;
   const double attn_passes = 3.0 + (x.full || x.selective ? 1.0 : 0.0);
-  lt.compute = lt.dense + attn_passes * attn_fwd;
+  lt.compute = lt.dense + attn_passes * k.attention_forward;
 }
 
 // The layer's memory-bound HBM traffic and kernel overheads.
@@ -547,9 +563,10 @@ inline Time LayerContextParallel(const WorkloadModel& w, const TrainingHardware&
 
 // --- One layer, one micro-batch, one GPU. ---
 inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& hw,
-                                const ParallelConfig& c, const StepContext& x, StepEstimate& e) {
+                                const ParallelConfig& c, const StepContext& x,
+                                const LayerKernels& k, StepEstimate& e) {
   LayerTimes lt;
-  LayerCompute(w, hw, c, x, lt);
+  LayerCompute(w, x, k, lt);
   lt.memory = LayerMemory(w, hw.calibration, x);
   LayerTensorParallel(w, hw, c, x, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
@@ -557,8 +574,7 @@ inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& 
   // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
   // (never recomputed), and the fp32 logits written and read forward and backward (16 V bytes per
   // token).
-  const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
-  lt.out_compute = out_gemm.forward + out_gemm.backward;
+  lt.out_compute = k.output_forward + k.output_backward;
   lt.out_memory = units::Bytes(16.0 * x.tok * x.vocab / x.t) / x.hbm_rate;
   lt.out_total = lt.out_compute + lt.out_memory;
   return lt;
@@ -831,17 +847,42 @@ inline void EstimateUtilization(const WorkloadModel& w, const TrainingHardware& 
 
 }  // namespace
 
-StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
-                          const ParallelConfig& c, int64_t cluster_gpus) {
+namespace {
+
+inline StepEstimate EstimateStepIn(const WorkloadModel& w, const TrainingHardware& hw,
+                                   const ParallelConfig& c, const StepContext& x,
+                                   const LayerKernels& k, int64_t cluster_gpus) {
   StepEstimate e;
-  const StepContext x = MakeStepContext(w, hw, c);
   if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
-  const LayerTimes lt = EstimateLayer(w, hw, c, x, e);
+  const LayerTimes lt = EstimateLayer(w, hw, c, x, k, e);
   const PipelineTimes pl = EstimatePipeline(w, hw, c, x, lt, e);
   const StageParams sp = EstimateDataParallel(w, hw, c, x, pl, e);
   const double recomputed_share = EstimateMemory(w, hw, c, x, lt, pl, sp, e);
   EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
   return e;
+}
+
+}  // namespace
+
+LayerKernels EstimateLayerKernels(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
+                                  int64_t cp, int64_t micro_batch) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.cp = cp;
+  c.micro_batch = micro_batch;
+  return Kernels(w, hw, c, MakeStepContext(w, hw, c));
+}
+
+StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
+                          const ParallelConfig& c, int64_t cluster_gpus) {
+  const StepContext x = MakeStepContext(w, hw, c);
+  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x), cluster_gpus);
+}
+
+StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
+                          const ParallelConfig& c, int64_t cluster_gpus,
+                          const LayerKernels& kernels) {
+  return EstimateStepIn(w, hw, c, MakeStepContext(w, hw, c), kernels, cluster_gpus);
 }
 
 int64_t MaxVirtualStages(int64_t layers, int64_t pp) {
