@@ -50,6 +50,17 @@ constexpr double kFixedBucketParams = 4e7;
 // every inter-node ring step), a tree ceil(log2 n) (NCCL's all-reduce at scale).
 enum class Steps { kTree, kRing };
 
+// ceil(log2(n)) for n >= 1, as std::ceil(std::log2(double(n))) gives it: by the bit width of n - 1
+// below 2^32 (where log2 of a non-power of two is at least 3e-10 from the integer below, far
+// more than its rounding), else by the library.
+inline double CeilLog2(int64_t n) {
+  if (n <= 1) return 0.0;
+  if (n <= (int64_t{1} << 32)) {
+    return D(64 - __builtin_clzll(static_cast<unsigned long long>(n - 1)));  // NOLINT
+  }
+  return std::ceil(std::log2(D(n)));
+}
+
 // A reduce-scatter or all-gather of a `bytes` buffer over `ranks` ranks of which `per_domain` share
 // a scale-up domain, issued as `collectives` calls (gradient buckets) that each pay the latency.
 // Hierarchical: a ring inside the domain moves (k-1)/k of the buffer over the scale-up link in k-1
@@ -66,7 +77,7 @@ Levels OneWayCollective(Data bytes, int64_t ranks, int64_t per_domain, const Lin
     c.scale_up = (D(k - 1) / D(k)) * bytes / up.bandwidth + collectives * D(k - 1) * up.latency;
   }
   if (n > 1) {
-    const double out_steps = steps == Steps::kRing ? D(n - 1) : std::ceil(std::log2(D(n)));
+    const double out_steps = steps == Steps::kRing ? D(n - 1) : CeilLog2(n);
     c.scale_out =
         (D(n - 1) / D(n)) * (bytes / D(k)) / out.bandwidth + collectives * out_steps * out.latency;
   }
