@@ -11,8 +11,9 @@
 # `./bazelw build -c opt` (the shared disk cache makes a second run quick). The two builds' binaries
 # then run alternately, OLD, NEW, OLD, NEW ..., --rounds times, each with Google Benchmark's
 # --benchmark_repetitions, so that other load on the machine falls on both alike. Reported per
-# benchmark: the minimum and the median CPU time of each side over every repetition, and NEW/OLD of
-# the minimums (below 1: NEW is faster); rate counters (items_per_second) are shown as rates. Also
+# benchmark: the minimum and the median time of each side over every repetition (CPU time; wall
+# time for the benchmarks named .../real_time), and NEW/OLD of the minimums (below 1: NEW is
+# faster); rates (items_per_second, requests_per_second) best and median, and the HTTP p99. Also
 # `dcplan sweep` writing 1,000,000 CSV rows to a file on 2 threads (wall time, best of --rounds).
 #
 # Other engineers' builds share the 2 cores: look at the minimums, and repeat when the medians
@@ -123,28 +124,41 @@ work, old_name, new_name = sys.argv[1:4]
 runs = {"old": {}, "new": {}}
 for side in runs:
     for path in glob.glob(os.path.join(work, f"{side}-*.json")):
-        with open(path) as f:
-            data = json.load(f)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except ValueError:  # the filter matched nothing in that binary
+            continue
         for b in data.get("benchmarks", []):
             if b.get("run_type") != "iteration":
                 continue
-            cpu = b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
-            runs[side].setdefault(b["run_name"], []).append((cpu, b.get("items_per_second")))
+            # Wall time for the benchmarks that ask for it (threads, HTTP), else CPU time.
+            key = "real_time" if "real_time" in b["run_name"] else "cpu_time"
+            t = b[key] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+            rate = b.get("items_per_second") or b.get("requests_per_second")
+            runs[side].setdefault(b["run_name"], []).append((t, rate, b.get("p99_us")))
 names = sorted(set(runs["old"]) | set(runs["new"]))
 def fmt(ns):
     return f"{ns:.0f} ns" if ns < 1e4 else (f"{ns/1e3:.1f} us" if ns < 1e7 else f"{ns/1e6:.2f} ms")
 def stats(samples):
-    cpu = [c for c, _ in samples]
-    rate = max((r for _, r in samples if r), default=None)
-    return min(cpu), statistics.median(cpu), rate
-print(f"{'benchmark':44} {'old min':>10} {'old med':>10} {'new min':>10} {'new med':>10} {'new/old':>8}  rates (old -> new, best)")
+    times = [t for t, _, _ in samples]
+    rates = [r for _, r, _ in samples if r]
+    p99 = [p for _, _, p in samples if p]
+    return (min(times), statistics.median(times), max(rates, default=None),
+            statistics.median(rates) if rates else None, statistics.median(p99) if p99 else None)
+print(f"{'benchmark':44} {'old min':>10} {'old med':>10} {'new min':>10} {'new med':>10} {'new/old':>8}  rates, old -> new")
 for n in names:
     if n not in runs["old"] or n not in runs["new"]:
         print(f"{n:44} only in {'old' if n in runs['old'] else 'new'}")
         continue
-    omin, omed, orate = stats(runs["old"][n])
-    nmin, nmed, nrate = stats(runs["new"][n])
-    rates = f"{orate/1e6:.2f} M/s -> {nrate/1e6:.2f} M/s" if orate and nrate else ""
+    omin, omed, orate, omedrate, op99 = stats(runs["old"][n])
+    nmin, nmed, nrate, nmedrate, np99 = stats(runs["new"][n])
+    rates = ""
+    if orate and nrate:
+        rates = (f"best {orate/1e6:.3g} -> {nrate/1e6:.3g} M/s, "
+                 f"median {omedrate/1e6:.3g} -> {nmedrate/1e6:.3g} M/s")
+    if op99 and np99:
+        rates += f", p99 {op99:.0f} -> {np99:.0f} us"
     print(f"{n:44} {fmt(omin):>10} {fmt(omed):>10} {fmt(nmin):>10} {fmt(nmed):>10} {nmin/omin:8.2f}  {rates}")
 cli = os.path.join(work, "cli-sweep.txt")
 if os.path.exists(cli):
