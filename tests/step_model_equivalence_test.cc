@@ -3,10 +3,10 @@
 // EstimateStep): on every preset's hardware, for workloads that take every branch of the model
 // (FlashAttention or not, each software generation, gated or not, tied or untied embeddings,
 // `params` overriding the shape, the attention kernel's own efficiency, sequences long enough for
-// context parallelism), over random configurations (fixed seed) of every recomputation mode. Both
-// EstimateStep overloads are held to it (the plain one and the one the search calls with
-// EstimateLayerKernels), and the search's answer is the reference's estimate of the configuration
-// it picked.
+// context parallelism), over random configurations (fixed seed, 250 per pair) of every
+// recomputation mode. Both EstimateStep overloads are held to it (the plain one and the one the
+// search calls with EstimateLayerKernels), and the search's answer is the reference's estimate of
+// the configuration it picked.
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -163,6 +163,9 @@ std::vector<TrainingHardware> Hardwares() {
   return out;
 }
 
+// Random configurations per (hardware, workload).
+constexpr int kConfigurations = 250;
+
 TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
   std::mt19937_64 rng(22);
   const Recompute modes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
@@ -171,7 +174,7 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
   for (const TrainingHardware& hw : Hardwares()) {
     for (const Workload& proto : Workloads()) {
       const WorkloadModel w = BuildWorkloadModel(proto).value();
-      for (int i = 0; i < 400; ++i) {
+      for (int i = 0; i < kConfigurations; ++i) {
         ParallelConfig c;
         const int64_t tps[] = {1, 2, 4, 8, 3, 72};
         c.tp = tps[rng() % 6];
@@ -193,7 +196,7 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
       }
     }
   }
-  EXPECT_EQ(compared, 400 * 5 * static_cast<int>(Hardwares().size()));
+  EXPECT_EQ(compared, kConfigurations * 5 * static_cast<int>(Hardwares().size()));
 }
 
 TEST(StepModelEquivalence, TheSearchPicksWhatTheReferenceEstimates) {

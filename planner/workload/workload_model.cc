@@ -470,6 +470,28 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
   k.output_forward = out_gemm.forward;
   k.output_backward = out_gemm.backward;
+  // The fp32 logits written and read forward and backward (16 V bytes per token).
+  k.output_memory = units::Bytes(16.0 * x.tok * x.vocab / x.t) / x.hbm_rate;
+  // Memory-bound HBM traffic of the forward pass, in elements per token: 10 h for the two norms and
+  // the two dropout + residual adds (replicated over the tensor-parallel group unless sequence
+  // parallel), 2 f (3 f gated) for the activation function and 6 h for reshapes and bias adds,
+  // split over tp, and, without flash attention, 4.5 passes over the a x s attention scores
+  // (the fused scale-mask-softmax reads and writes them, dropout reads and writes them and writes
+  // a one-byte mask; their write by Q K^T and read by the product with V are the multiplies'
+  // traffic, counted there).
+  const double replicated = 10.0 * h / (w.sequence_parallel ? t : 1.0);
+  const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
+  const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
+  k.memory_elements_per_token = replicated + split + scores;
+  k.score_elements_per_token = scores;
+  // A tensor-parallel group inside the domain never reaches the scale-out link, so its all-reduce
+  // does not depend on the data-parallel degree (which slows that link).
+  if (c.tp > 1 && c.tp <= hw.scale_up_gpus) {
+    k.has_tensor_parallel = true;
+    const Data message = x.tok * x.h * w.precision;
+    k.tensor_parallel_all_reduce =
+        AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), x.up, x.out).Total();
+  }
   return k;
 }
 
@@ -493,22 +515,14 @@ inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const Lay
 }
 
 // The layer's memory-bound HBM traffic and kernel overheads.
-inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x) {
-  const double t = x.t, s = x.s, h = x.h, a = x.a, f = x.f, tok = x.tok;
+inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x,
+                        const LayerKernels& k) {
+  const double tok = x.tok;
   const bool full = x.full;
-  // Memory-bound HBM traffic of the forward pass, in elements per token: 10 h for the two norms and
-  // the two dropout + residual adds (replicated over the tensor-parallel group unless sequence
-  // parallel), 2 f (3 f gated) for the activation function and 6 h for reshapes and bias adds,
-  // split over tp, and, without flash attention, 4.5 passes over the a x s attention scores
-  // (the fused scale-mask-softmax reads and writes them, dropout reads and writes them and writes
-  // a one-byte mask; their write by Q K^T and read by the product with V are the multiplies'
-  // traffic, counted there). The backward pass moves twice as much; full recomputation adds one
-  // forward pass.
-  const double replicated = 10.0 * h / (w.sequence_parallel ? t : 1.0);
-  const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
-  const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
-  const double layer_elements =
-      tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (x.selective ? scores : 0.0));
+  // One forward pass's traffic per token (LayerKernels); the backward pass moves twice as much;
+  // full recomputation adds one forward pass, selective the attention scores again.
+  const double layer_elements = tok * (k.memory_elements_per_token * (full ? 4.0 : 3.0) +
+                                       (x.selective ? k.score_elements_per_token : 0.0));
   // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
   // is recomputed.
   return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
@@ -516,7 +530,8 @@ inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, con
 
 // Tensor parallel: sets tp and tp_forward.
 inline void LayerTensorParallel(const WorkloadModel& w, const TrainingHardware& hw,
-                                const ParallelConfig& c, const StepContext& x, LayerTimes& lt) {
+                                const ParallelConfig& c, const StepContext& x,
+                                const LayerKernels& k, LayerTimes& lt) {
   const double t = x.t;
   const double forwards = x.full ? 2.0 : 1.0;
   // Per layer two all-reduces (or reduce-scatter + all-gather pairs) of the micro-batch's
@@ -524,9 +539,11 @@ inline void LayerTensorParallel(const WorkloadModel& w, const TrainingHardware& 
   Time layer_tp = units::Seconds(0.0);
   Time layer_tp_forward = units::Seconds(0.0);  // one forward pass's share (a rerun pays it again)
   if (c.tp > 1) {
-    const Data message = x.tok * x.h * w.precision;
-    const Time all_reduce =
-        AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), x.up, x.out).Total();
+    const Time all_reduce = k.has_tensor_parallel
+                                ? k.tensor_parallel_all_reduce
+                                : AllReduce(x.tok * x.h * w.precision, c.tp,
+                                            std::min(c.tp, hw.scale_up_gpus), x.up, x.out)
+                                      .Total();
     layer_tp = (x.full ? 6.0 : 4.0) * all_reduce;
     layer_tp_forward = 2.0 * all_reduce;
     if (w.overlap_tensor_parallel) {
@@ -578,15 +595,15 @@ inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& 
                                 const LayerKernels& k, StepEstimate& e) {
   LayerTimes lt;
   LayerCompute(w, x, k, lt);
-  lt.memory = LayerMemory(w, hw.calibration, x);
-  LayerTensorParallel(w, hw, c, x, lt);
+  lt.memory = LayerMemory(w, hw.calibration, x, k);
+  LayerTensorParallel(w, hw, c, x, k, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
   lt.total = lt.compute + lt.memory + lt.tp + lt.cp;
   // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
   // (never recomputed), and the fp32 logits written and read forward and backward (16 V bytes per
   // token).
   lt.out_compute = k.output_forward + k.output_backward;
-  lt.out_memory = units::Bytes(16.0 * x.tok * x.vocab / x.t) / x.hbm_rate;
+  lt.out_memory = k.output_memory;
   lt.out_total = lt.out_compute + lt.out_memory;
   return lt;
 }

@@ -237,6 +237,15 @@ struct LayerKernels {
   units::Time attention_forward;
   units::Time output_forward;
   units::Time output_backward;
+  units::Time output_memory;  // the output layer's logits through HBM
+  // The layer's memory-bound HBM traffic of one pass, in elements per token, and its attention
+  // scores' share (0 with FlashAttention).
+  double memory_elements_per_token = 0;
+  double score_elements_per_token = 0;
+  // One tensor-parallel all-reduce of the micro-batch's activations, when tp > 1 and the tp group
+  // fits in the scale-up domain (`has_tensor_parallel`); else worked out per configuration.
+  bool has_tensor_parallel = false;
+  units::Time tensor_parallel_all_reduce;
 };
 
 // The LayerKernels of `workload` for (tp, cp, micro_batch). O(1), no allocation.
