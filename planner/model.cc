@@ -221,7 +221,6 @@ absl::StatusOr<SiteModel> BuildSiteModel(const Site& site) {
   return out;
 }
 
-CostModel BuildCostModel(const Costs& costs) { return BuildCostModel(costs, COOLING_UNSPECIFIED); }
 
 CostModel BuildCostModel(const Costs& costs, Cooling cooling) {
   CostModel out;

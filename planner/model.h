@@ -203,10 +203,8 @@ absl::StatusOr<NetworkModel> BuildNetworkModel(const Network& network, const Ser
 AuxiliaryModel BuildAuxiliaryModel(const AuxiliaryLoads& auxiliary);
 absl::StatusOr<SiteModel> BuildSiteModel(const Site& site);
 // The costs of a site cooled as `cooling`: a direct-liquid-cooled site pays
-// costs.liquid_cooling_premium_usd_per_it_watt on top of facility_usd_per_it_watt. The one-argument
-// form prices the facility as if cooled by air (no premium).
+// costs.liquid_cooling_premium_usd_per_it_watt on top of facility_usd_per_it_watt.
 CostModel BuildCostModel(const Costs& costs, Cooling cooling);
-CostModel BuildCostModel(const Costs& costs);
 absl::StatusOr<CapsModel> BuildCapsModel(const Constraints& constraints, const SiteModel& site);
 
 // Validates `request` (planner/validate.h), then builds the typed model. Fails, naming the fields,

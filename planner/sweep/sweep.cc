@@ -69,7 +69,7 @@ absl::Status Patch(Fast f, double v, PlanRequest* r, Model* m) {
       return absl::OkStatus();
     }
     case Fast::kElectricity:
-      m->costs = BuildCostModel(r->costs());
+      m->costs = BuildCostModel(r->costs(), r->site().cooling());
       return absl::OkStatus();
     default:
       DCPLAN_ASSIGN_OR_RETURN(m->caps, BuildCapsModel(r->constraints(), m->site));
