@@ -334,6 +334,10 @@ std::string Encoded(const Plan& plan, Encoding encoding) {
   return s.ok() ? *s : s.status().ToString();
 }
 
+bool max_compute_objective(const PlanRequest& r) {
+  return r.constraints().objective() == OBJECTIVE_MAX_REALIZED_COMPUTE;
+}
+
 TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
   const int count = RequestCount();
   Generator gen(/*seed=*/20261202);
@@ -346,7 +350,11 @@ TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
       google::protobuf::TextFormat::PrintToString(request, &text);
       return absl::StrCat("request #", i, ":\n", text);
     };
-    const absl::StatusOr<Plan> plan = SolvePlan(request);
+    // The assumptions ledger re-solves once per input (~50 solves): every 100th request carries
+    // it, every request the marginal values and the next step.
+    ExplainOptions explain;
+    explain.assumptions = explain.influence = i % 100 == 0;
+    const absl::StatusOr<Plan> plan = SolvePlan(request, explain);
     if (!plan.ok()) {
       ++failures;
       ADD_FAILURE() << "a generated valid request failed: " << plan.status() << "\n" << describe();
@@ -364,8 +372,25 @@ TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
       continue;
     }
 
+    // A cap's marginal value is never negative when the objective is GPUs: more never fits fewer.
+    if (!max_compute_objective(request)) {
+      if (plan->marginal().gpus_per_megawatt() < 0 || plan->marginal().gpus_per_100m_usd() < 0) {
+        ++failures;
+        ADD_FAILURE() << "a negative marginal value: " << plan->marginal().ShortDebugString()
+                      << "\n"
+                      << describe();
+      }
+    }
+    // Every ledger entry has a source and a known origin.
+    for (const Assumption& a : plan->assumptions()) {
+      if (a.source().empty() || a.origin() == ORIGIN_UNSPECIFIED || a.influence() < 0) {
+        ++failures;
+        ADD_FAILURE() << "ledger entry " << a.ShortDebugString() << "\n" << describe();
+      }
+    }
+
     // The same input gives byte-identical output, in every encoding.
-    const absl::StatusOr<Plan> again = SolvePlan(request);
+    const absl::StatusOr<Plan> again = SolvePlan(request, explain);
     ASSERT_TRUE(again.ok()) << again.status();
     for (Encoding e : {Encoding::kBinary, Encoding::kText, Encoding::kJson}) {
       if (e == Encoding::kJson && i % 10 != 0) continue;  // the slowest printer: every 10th
@@ -378,7 +403,9 @@ TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
     // More power or more budget never gives fewer GPUs (nor, maximizing compute, less compute).
     const bool max_compute = request.constraints().objective() == OBJECTIVE_MAX_REALIZED_COMPUTE;
     auto check_more = [&](const char* what, const PlanRequest& more) {
-      const absl::StatusOr<Plan> bigger = SolvePlan(more);
+      ExplainOptions none;
+      none.assumptions = none.influence = none.marginal = none.next_step = false;
+      const absl::StatusOr<Plan> bigger = SolvePlan(more, none);
       if (!bigger.ok()) {
         ++failures;
         ADD_FAILURE() << "with more " << what << ": " << bigger.status() << "\n" << describe();
