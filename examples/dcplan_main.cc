@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "examples/cli/commands.h"
+#include "examples/cli/flagfile.h"
 #include "examples/cli/flags.h"
 
 namespace {
@@ -173,6 +174,11 @@ int main(int argc, char** argv) {
     if (c == nullptr && !words.empty()) return UnknownCommand(words[0]);
     std::cout << (c ? absl::StrCat(c->usage, "\n") : MainUsage());
     return 0;
+  }
+  // Flag files bounded (size, depth, no self-inclusion) and protected from --out before absl reads
+  // them (examples/cli/flagfile.h).
+  if (const absl::Status s = dcplan::cli::CheckFlagFiles(argc, argv); !s.ok()) {
+    return dcplan::cli::Fail(s);
   }
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() < 2) {

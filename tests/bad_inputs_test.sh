@@ -358,8 +358,10 @@ check "the limited output is untouched" "previous 0" \
 # SIGINT and SIGTERM in the middle of a long sweep: the previous output stays, the temporary goes,
 # and the process dies of the signal (exit 128 + its number). Job control on, so that the
 # background sweep does not start with SIGINT ignored.
+# Every catchable signal whose default action ends the process does the same (SIGQUIT, SIGUSR1 and
+# SIGXFSZ were not handled before: their temporaries stayed).
 set -m
-for sig in INT TERM; do
+for sig in INT TERM QUIT USR1 XFSZ; do
   echo previous >"$O/killed.csv"
   "$DCPLAN" sweep --preset=seed --vary=power=1MW:1000MW:500W --out="$O/killed.csv" 2>/dev/null &
   pid=$!
@@ -371,6 +373,60 @@ for sig in INT TERM; do
     "$seen $rc $(cat "$O/killed.csv") $(ls -a "$O" | grep -c '^\.killed\.csv\.tmp-')"
 done
 set +m
+
+# --- outputs that are never renamed over -------------------------------------------------------------
+# printf 'old\n' > log.txt; dcplan ... --out=/dev/stdout >> log.txt: /dev/stdout leads through
+# /proc/self/fd/1 to log.txt, which the old writer replaced by the plan alone. Written through fd 1
+# it appends: "old", then the plan's lines (as many as the same run prints on a pipe), same inode.
+plan_lines=$("$DCPLAN" fit --preset=seed --power=1MW | wc -l)
+for out in /dev/stdout /dev/fd/1 /proc/self/fd/1 "$O/log.txt"; do
+  printf 'old\n' >"$O/log.txt"
+  inode=$(stat -c %i "$O/log.txt")
+  rows=$((rows + 1))
+  "$DCPLAN" fit --preset=seed --power=1MW --out="$out" >>"$O/log.txt"
+  check "--out=$out appending to a file" "0 old plan: seed $((plan_lines + 1)) $inode" \
+    "$? $(head -1 "$O/log.txt") $(sed -n 2p "$O/log.txt") $(wc -l <"$O/log.txt") $(stat -c %i "$O/log.txt")"
+done
+# Another descriptor (3>>file) and a link of the user's own to one: written through too.
+printf 'old\n' >"$O/fd3.txt" && ln -s /dev/fd/3 "$O/to-fd3"
+"$DCPLAN" fit --preset=seed --power=1MW --out="$O/to-fd3" 3>>"$O/fd3.txt"
+check "a link to /dev/fd/3 opened for appending" "0 old $((plan_lines + 1)) symbolic link" \
+  "$? $(head -1 "$O/fd3.txt") $(wc -l <"$O/fd3.txt") $(stat -c %F "$O/to-fd3")"
+bad "a descriptor that is not open" 1 "dcplan: cannot write /dev/fd/9: Bad file descriptor" fit --preset=seed --power=1MW --out=/dev/fd/9
+bad "a descriptor open for reading" 1 "dcplan: cannot write /dev/fd/0: file descriptor 0 is open for reading only" fit --preset=seed --power=1MW --out=/dev/fd/0 </dev/null
+# A symlink planted by another user (nobody) in a sticky shared directory (like /tmp) towards a file
+# of root's: a root run refuses it, whatever fs.protected_symlinks says, and the file is untouched.
+S="$O/shared" && mkdir -p "$S" && chmod 1777 "$S" && echo precious >"$O/root-file"
+if setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$O/root-file" "$S/plan.json" 2>/dev/null ||
+  { ln -s "$O/root-file" "$S/plan.json" && chown -h 65534:65534 "$S/plan.json" 2>/dev/null; }; then
+  if [[ $(stat -c %u "$S/plan.json") == 65534 && $(id -u) != 65534 ]]; then
+    bad "a link planted by another user in a sticky directory" 1 "dcplan: refusing to write $S/plan.json: $S/plan.json is a symlink owned by another user (uid 65534) in the shared (sticky) directory $S" fit --preset=seed --power=1MW --out="$S/plan.json"
+    check "the planted link's target is untouched" "precious symbolic link" "$(cat "$O/root-file") $(stat -c %F "$S/plan.json")"
+  else
+    echo "SKIP: planted link: it could not be given to another user here (base/file_io_test covers it)"
+  fi
+else
+  echo "SKIP: planted link: cannot plant a link as another user here (base/file_io_test covers it)"
+fi
+# Every input of every command is protected, named or not: compare's --requests, a workload, a flag
+# file (and one it names), standard input redirected from a file.
+cp "$SEED" "$O/req.textproto"
+bad "compare over one of its requests" 1 "dcplan: refusing to overwrite the input file $O/req.textproto" compare --requests="$O/req.textproto" --power=1MW --out="$O/req.textproto"
+echo "--request=$O/req.textproto" >"$O/inner.flags" && echo "--flagfile=$O/inner.flags" >"$O/outer.flags"
+bad "fit over its flag file" 1 "dcplan: refusing to overwrite the input file $O/outer.flags" fit --flagfile="$O/outer.flags" --power=1MW --out="$O/outer.flags"
+bad "fit over a flag file a flag file names" 1 "dcplan: refusing to overwrite the input file $O/inner.flags" fit --flagfile="$O/outer.flags" --power=1MW --out="$O/inner.flags"
+bad "fit over its standard input" 1 "dcplan: refusing to overwrite the input file $O/req.textproto" fit --request=- --in_format=text --power=1MW --out="$O/req.textproto" <"$O/req.textproto"
+check "the inputs are unchanged" "$(sha256sum <"$SEED") --request=$O/req.textproto" "$(sha256sum <"$O/req.textproto") $(cat "$O/inner.flags")"
+# Flag files are bounded: size, depth, self-inclusion (absl read /dev/zero and a self-naming file
+# forever).
+echo "--flagfile=$O/self.flags" >"$O/self.flags"
+bad "a flag file that names itself" 1 "dcplan: --flagfile: $O/self.flags names itself (named by $O/self.flags)" fit --flagfile="$O/self.flags"
+echo "--flagfile=$O/b.flags" >"$O/a.flags" && echo "--flagfile=$O/a.flags" >"$O/b.flags"
+bad "two flag files that name each other" 1 "dcplan: --flagfile: $O/a.flags names itself (named by $O/a.flags -> $O/b.flags)" fit --flagfile="$O/a.flags"
+bad "an endless flag file" 1 "dcplan: --flagfile: /dev/zero is larger than the 1 MiB limit" fit --flagfile=/dev/zero
+for i in $(seq 0 8); do echo "--flagfile=$O/deep$((i + 1)).flags" >"$O/deep$i.flags"; done
+echo "--power=1MW" >"$O/deep9.flags"
+bad "flag files nested 10 deep" 1 "dcplan: --flagfile: flag files nested more than 8 deep, at $O/deep8.flags (named by $(for i in $(seq 0 7); do printf '%s' "$O/deep$i.flags"; [[ $i -lt 7 ]] && printf ' -> '; done))" fit --preset=seed --flagfile="$O/deep0.flags"
 
 # --- the same input gives byte-identical output --------------------------------------------------------
 for format in json textproto binary table; do
