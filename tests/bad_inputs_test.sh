@@ -445,6 +445,29 @@ check "10^9 GPUs" "0 1000000000 BINDING_CONSTRAINT_MAX_GPUS" \
 check "a cap below one server" "0 0 True" \
   "$? $(json_get "$T/tiny.json" "p['counts']['gpu_count'], p['notes'][0].startswith('no GPUs fit')" | tr -d "(),'")"
 
+# The compute objective picks the smallest cluster that reaches the best realized compute. A 405B-
+# parameter, 126-layer workload at 5 GW: the old answer was 1,969,632 GPUs with 969,184 idle (its split
+# tp 8 x pp 64 x dp 1954 keeps 8 x 64 x 1954 = 1,000,448 busy) for $131.6B. The same split on exactly
+# 1,000,448 GPUs (125,056 servers) realizes the same rate (checked below by capping --max_gpus at each
+# size with the default objective), and 1,000,440 GPUs realize less; the note says the other
+# 263,724 - 125,056 = 138,668 servers (1,109,344 GPUs) the 5 GW allow would add nothing.
+W405=(--preset=h100-dgx --power=5GW --layers=126 --hidden=16384 --heads=128 --kv_heads=8 --ffn_hidden=53248
+  --gated_mlp=true --vocab=128256 --seq_len=8192 --global_batch_tokens=16M --format=json)
+"$DCPLAN" fit "${W405[@]}" --objective=compute >"$T/405.json"
+"$DCPLAN" fit "${W405[@]}" --max_gpus=1969632 >"$T/405-old.json"
+"$DCPLAN" fit "${W405[@]}" --max_gpus=1000440 >"$T/405-less.json"
+rows=$((rows + 1))
+check "the compute objective leaves no GPU idle for nothing" \
+  "1000448 BINDING_CONSTRAINT_DIMINISHING_RETURNS True True True" \
+  "$(python3 -c "
+import json
+p, old, less = (json.load(open('$T/' + f)) for f in ('405.json', '405-old.json', '405-less.json'))
+r = lambda q: q['compute']['realized_flops_per_second']
+print(p['counts']['gpu_count'], p['binding_constraint'], r(p) == r(old), r(less) < r(p),
+      p['cost']['capex_usd'] < 0.51 * old['cost']['capex_usd'])")"
+check "and says how many GPUs more would add nothing" 1 \
+  "$(json_get "$T/405.json" "p['notes']" | grep -c 'stopped at 125056 of the 263724 servers that fit: .*(the 1109344 GPUs more the caps allow would add none)')"
+
 echo "bad_inputs_test: $rows bad inputs in the table"
 [[ $rows -ge 50 ]] || fail "the table has $rows rows; it must keep at least 50"
 finish bad_inputs_test
