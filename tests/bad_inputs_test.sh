@@ -73,6 +73,15 @@ bad "stray argument" 2 'dcplan: unexpected argument "extra" (flags are --name=va
 bad "unknown flag" 1 "ERROR: Unknown command line flag 'powr'" fit --powr=5MW
 bad "substation cap without a substation" 1 'dcplan: constraints.power_cap_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at)' fit --power_at=substation
 bad "no cap" 1 'dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, a rated site.substation, or site.max_buildings with site.building.critical_it_power_watts' fit --preset=seed
+# Caps that together make the answer absurd: $10B of TCO over 1e-9 years bought 10^12 H100s (the
+# size limit). Refused with the horizon's range; a quarter-year (the edge) still solves.
+bad "a TCO budget over a horizon of 1e-9 years" 1 'dcplan: costs.horizon_years must be in [0.25, 50] with a TCO budget (constraints.budget_on is BUDGET_ON_TCO), got 1e-09: over a shorter horizon a GPU costs a sliver of its price and the budget buys without bound; give a longer horizon, or budget on capex' fit --preset=h100-dgx --budget='$10B' --budget_on=tco --horizon_years=1e-9
+bad "a TCO budget over a day" 1 'dcplan: costs.horizon_years must be in [0.25, 50] with a TCO budget (constraints.budget_on is BUDGET_ON_TCO), got 0.00273973: over a shorter horizon a GPU costs a sliver of its price and the budget buys without bound; give a longer horizon, or budget on capex' fit --preset=h100-dgx --budget='$10B' --budget_on=tco --horizon_years=0.00273973
+# dcplan serve's limits: bad values are errors before anything listens.
+bad "serve with a request time of 0" 1 'dcplan: --max_request_seconds: expected a number of seconds in [0.01, 86400], got "0"' serve --port=0 --max_request_seconds=0
+bad "serve with a negative work budget" 1 'dcplan: --max_work_units: expected a whole number in [1, 1125899906842624], got "-1"' serve --port=0 --max_work_units=-1
+bad "serve with 1,000 heavy threads" 1 'dcplan: --heavy_threads: expected a whole number in [0, 256], got "1000"' serve --port=0 --heavy_threads=1000
+bad "serve with no connections" 1 'dcplan: --max_connections: expected a whole number in [1, 100000], got "0"' serve --port=0 --max_connections=0
 # Flags the rest of the request makes meaningless: errors naming both, never ignored.
 bad "budget with nothing priced" 1 'dcplan: --budget=1M caps nothing: nothing in the preset seed has a price (hardware.server.price_usd, hardware.accelerator.price_usd, costs.facility_usd_per_it_watt are 0); use a preset with prices, or drop --budget' fit --preset=seed --budget=1M
 bad "budget with nothing priced, beside a power cap" 1 'dcplan: --budget=1M caps nothing: nothing in the preset seed has a price (hardware.server.price_usd, hardware.accelerator.price_usd, costs.facility_usd_per_it_watt are 0); use a preset with prices, or drop --budget' fit --preset=seed --power=10MW --budget=1M
