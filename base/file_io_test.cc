@@ -465,5 +465,22 @@ TEST(FileWriter, ADanglingLinksTargetIsRemovedWhenTheRunFails) {
   EXPECT_THAT(ListDir(dir), ElementsAre("link.csv"));
 }
 
+TEST(FileWriter, ATargetSwappedForAnotherFileMeanwhileIsLeftAlone) {
+  // Between Open and Commit the name is made to hold another file (an attacker's rename, another
+  // run): only the file seen at Open may be replaced.
+  const std::string dir = MakeTestDir();
+  WriteRaw(dir + "/out.csv", "seen at open\n");
+  absl::StatusOr<std::unique_ptr<FileWriter>> w = FileWriter::Open(dir + "/out.csv", {});
+  ASSERT_THAT(w, IsOk());
+  ASSERT_THAT((*w)->Append("rows\n"), IsOk());
+  WriteRaw(dir + "/other", "someone else's\n");
+  ASSERT_EQ(::rename((dir + "/other").c_str(), (dir + "/out.csv").c_str()), 0);
+  EXPECT_THAT((*w)->Commit(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                       HasSubstr("was replaced by another file while dcplan wrote "
+                                                 "it; left as it is")));
+  EXPECT_EQ(ReadRaw(dir + "/out.csv"), "someone else's\n");
+  EXPECT_THAT(ListDir(dir), ElementsAre("out.csv"));
+}
+
 }  // namespace
 }  // namespace dcplan

@@ -432,7 +432,9 @@ echo "--flagfile=$O/self.flags" >"$O/self.flags"
 bad "a flag file that names itself" 1 "dcplan: --flagfile: $O/self.flags names itself (named by $O/self.flags)" fit --flagfile="$O/self.flags"
 echo "--flagfile=$O/b.flags" >"$O/a.flags" && echo "--flagfile=$O/a.flags" >"$O/b.flags"
 bad "two flag files that name each other" 1 "dcplan: --flagfile: $O/a.flags names itself (named by $O/a.flags -> $O/b.flags)" fit --flagfile="$O/a.flags"
-bad "an endless flag file" 1 "dcplan: --flagfile: /dev/zero is larger than the 1 MiB limit" fit --flagfile=/dev/zero
+bad "an endless flag file" 1 "dcplan: --flagfile: /dev/zero is larger than the 4 MiB limit" fit --flagfile=/dev/zero
+truncate -s 5M "$O/huge.flags"  # sparse
+bad "a flag file over 4 MiB" 1 "dcplan: --flagfile: $O/huge.flags is larger than the 4 MiB limit" fit --flagfile="$O/huge.flags"
 for i in $(seq 0 8); do echo "--flagfile=$O/deep$((i + 1)).flags" >"$O/deep$i.flags"; done
 echo "--power=1MW" >"$O/deep9.flags"
 bad "flag files nested 10 deep" 1 "dcplan: --flagfile: flag files nested more than 8 deep, at $O/deep8.flags (named by $(for i in $(seq 0 7); do printf '%s' "$O/deep$i.flags"; [[ $i -lt 7 ]] && printf ' -> '; done))" fit --preset=seed --flagfile="$O/deep0.flags"

@@ -15,8 +15,9 @@
 
 namespace dcplan::cli {
 
-// The largest flag file: 1 MiB (100,000 scale sizes take 588 KB).
-inline constexpr std::size_t kMaxFlagFileBytes = std::size_t{1} << 20;
+// The largest flag file: 4 MiB (--gpus with the 100,000 sizes scale takes, each up to 10^12, is
+// 1.4 MB).
+inline constexpr std::size_t kMaxFlagFileBytes = std::size_t{4} << 20;
 // The deepest chain of flag files naming flag files.
 inline constexpr int kMaxFlagFileDepth = 8;
 // The most flag files one command line may read in all.

@@ -30,6 +30,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace dcplan::serve {
 namespace {
@@ -149,18 +150,30 @@ struct Shared {
 };
 
 // The host part of a Host header, lower case, without the port: "127.0.0.1:8080" -> "127.0.0.1",
-// "[::1]:8080" -> "::1", "Example.COM" -> "example.com".
+// "[::1]:8080" -> "::1", "Example.COM" -> "example.com"; "" when what follows the name is not a
+// port (":8080@evil.example") or a bracket is not closed.
 std::string HostName(absl::string_view host) {
   host = absl::StripAsciiWhitespace(host);
-  std::string name;
+  absl::string_view name, rest;
   if (absl::StartsWith(host, "[")) {
     const std::size_t close = host.find(']');
-    name = std::string(host.substr(1, close == absl::string_view::npos ? host.npos : close - 1));
+    if (close == absl::string_view::npos) return "";
+    name = host.substr(1, close - 1);
+    rest = host.substr(close + 1);
   } else {
-    name = std::string(host.substr(0, host.find(':')));
+    const std::size_t colon = host.find(':');
+    name = host.substr(0, colon);
+    rest = colon == absl::string_view::npos ? "" : host.substr(colon);
   }
-  absl::AsciiStrToLower(&name);
-  return name;
+  if (!rest.empty()) {
+    if (!absl::ConsumePrefix(&rest, ":") || rest.size() > 5 ||
+        !std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return "";
+    }
+  }
+  std::string lower(name);
+  absl::AsciiStrToLower(&lower);
+  return lower;
 }
 
 // One client connection: read a request, answer it, and again while the client keeps it alive.
@@ -363,6 +376,9 @@ class Session : public std::enable_shared_from_this<Session> {
   // 403 for a request from somewhere it must not come from (see server.h), else nothing.
   std::optional<ApiResponse> CheckOrigin(const http::request<http::string_body>& req) const {
     const absl::string_view host_header = View(req[http::field::host]);
+    if (req.count(http::field::host) > 1) {
+      return ErrorResponse(400, "the request has more than one Host header");
+    }
     if (host_header.empty()) {
       if (req.version() >= 11) {
         return ErrorResponse(400, "an HTTP/1.1 request needs a Host header");
@@ -371,9 +387,10 @@ class Session : public std::enable_shared_from_this<Session> {
       const std::string host = HostName(host_header);
       std::string bound = options_.address;
       absl::AsciiStrToLower(&bound);
-      bool allowed = host == "localhost" || host == local_address_ || host == bound;
+      bool allowed =
+          !host.empty() && (host == "localhost" || host == local_address_ || host == bound);
       for (const std::string& name : options_.allowed_hosts) {
-        allowed = allowed || host == HostName(name);
+        allowed = allowed || (!host.empty() && host == HostName(name));
       }
       if (!allowed) {
         return ErrorResponse(

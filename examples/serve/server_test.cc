@@ -911,6 +911,13 @@ TEST(Server, RefusesOtherHostsOriginsAndBodiesWithoutAType) {
   EXPECT_EQ(post(self, "", "application/json").result_int(), 200);
   EXPECT_EQ(post(absl::StrCat("localhost:", port), "", "application/json").result_int(), 200);
   EXPECT_EQ(post("Planner.Internal", "", "application/json").result_int(), 200);
+  // Not a port after the name, two Hosts: refused.
+  EXPECT_EQ(
+      post(absl::StrCat("127.0.0.1:", port, "@evil.example"), "", "application/json").result_int(),
+      403);
+  r = RawSend(port, "GET /v1/presets HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n");
+  EXPECT_EQ(r.result_int(), 400);
+  EXPECT_EQ(ErrorOf(r).error(), "the request has more than one Host header");
   r = RawSend(port, "GET /v1/presets HTTP/1.1\r\n\r\n");
   EXPECT_EQ(r.result_int(), 400);
   EXPECT_EQ(ErrorOf(r).error(), "an HTTP/1.1 request needs a Host header");
