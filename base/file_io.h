@@ -3,20 +3,30 @@
 // Every file dcplan reads or writes goes through here: one bounded reader and one atomic writer,
 // for every command and format (plans, CSV, JSON lines, SVG, text).
 //
-// The writer never leaves a partial or damaged file:
+// The writer never leaves a partial or damaged file, and never replaces what is not its to replace:
 //   - a regular file (or a new name) is written into a temporary file in the same folder, created
 //     exclusively (O_CREAT | O_EXCL | O_NOFOLLOW) under an unpredictable short name
 //     (".<name, at most 32 bytes>.tmp-<16 random hex digits>", so a planted symlink is never
 //     followed and a name near NAME_MAX still has a temporary that fits), synced and renamed over
-//     the target;
-//   - an existing character device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written
-//     through in place, never replaced;
-//   - a symlink is followed to its target (even a dangling one), and the link is kept;
+//     the target, if the target is still the regular file seen at Open;
+//   - a path that leads (at any step) through a file-descriptor directory (/dev/stdout, /dev/fd/3,
+//     /proc/self/fd/1, a link to one of them), or to the file standard output or error already
+//     writes to, is written through that descriptor: a `>>` redirection keeps appending, and the
+//     file is never renamed over;
+//   - an existing character device, FIFO or socket (/dev/null, a pipe) is written through in place;
+//   - a symlink is opened by the kernel (fs.protected_symlinks applies; a dangling link's target is
+//     created, and removed again if the run fails), and the file it reaches is replaced, the link
+//     kept; links are never read and joined by hand to choose where to write;
+//   - a symlink owned by another user in a sticky directory (/tmp), at any step of the path, is
+//     refused (PermissionDenied), whatever fs.protected_symlinks says;
 //   - a short write, a full disk (ENOSPC, EFBIG, EIO) is an error, and the temporary is removed;
-//   - on SIGINT, SIGTERM or SIGHUP while a temporary exists, it is removed before the process dies
-//     (the previous output stays as it was);
-//   - the target may not be one of the run's input files (same device and inode, so symlinks and
-//     hard links are caught).
+//   - on any catchable signal that ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+//     SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, the real-time signals, ...) while a temporary exists, it
+//     is removed before the process dies (the previous output stays as it was); only SIGKILL can
+//     leave one behind;
+//   - the target may not be one of the run's input files: those named in `inputs` and every file
+//     ReadFileBounded has read in this process (same device and inode, so symlinks and hard links
+//     are caught, and so are standard input redirected from a file, workloads, flag files ...).
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(std::string text, ReadFileBounded("req.textproto"));
@@ -27,6 +37,8 @@
 //   DCPLAN_RETURN_IF_ERROR(out->Commit());          // rename into place; without it, nothing
 //   changes
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <memory>
@@ -45,7 +57,8 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 // Reads the whole file at `path` ("-" is standard input), at most `max_bytes`. Every error names
 // the file: it does not exist (NotFound), is a directory, is not readable (PermissionDenied), is
 // empty ("<path> is empty"), is larger than the limit ("<path> is larger than the 64 MiB limit").
-// Pipes, devices and files that grow while read are held to the same limit while reading.
+// Pipes, devices and files that grow while read are held to the same limit while reading. A regular
+// file read (standard input included) is remembered: no FileWriter of this process replaces it.
 absl::StatusOr<std::string> ReadFileBounded(absl::string_view path,
                                             std::size_t max_bytes = kMaxInputBytes);
 
@@ -79,9 +92,13 @@ class FileWriter {
   FileWriter() = default;
   absl::Status Fail(int error);
 
-  std::string display_;    // the path as the user gave it, for messages
-  std::string target_;     // where the data goes (symlinks resolved)
-  std::string temporary_;  // empty when writing in place
+  std::string display_;        // the path as the user gave it, for messages
+  std::string target_;         // where the data goes (symlinks resolved)
+  std::string temporary_;      // empty when writing in place
+  std::string created_;        // a dangling symlink's target created by Open, removed by Abandon
+  bool has_identity_ = false;  // the target existed (or was created) at Open: its device and inode
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
   int fd_ = -1;
   int slot_ = -1;  // the temporary's slot in the signal handler's list
   bool to_stdout_ = false;

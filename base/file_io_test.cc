@@ -315,5 +315,172 @@ TEST(FileWriter, AnEmptyPathIsRefused) {
   EXPECT_THAT(ListDir(MakeTestDir()), IsEmpty());
 }
 
+// --- outputs that must never be renamed over
+// -------------------------------------------------------
+
+// Runs `body` in a child whose standard output is `path` opened with `flags` (O_APPEND for the
+// shell's `>>`), and returns the child's exit code (0 when `body` returned true).
+template <typename Body>
+int InChildWithStdout(const std::string& path, int flags, Body body) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int fd = ::open(path.c_str(), flags | O_WRONLY | O_CREAT, 0644);
+    if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0) ::_exit(5);
+    ::close(fd);
+    ::_exit(body() ? 0 : 6);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+ino_t InodeOf(const std::string& path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0 ? info.st_ino : 0;
+}
+
+TEST(FileWriter, DevStdoutAppendingToAFileAppends) {
+  // printf 'old\n' > log.txt; dcplan ... --out=/dev/stdout >> log.txt: the plan goes after "old",
+  // into the same file (same inode), nothing renamed over it.
+  const std::string dir = MakeTestDir();
+  const std::string log = dir + "/log.txt";
+  WriteRaw(log, "old\n");
+  const ino_t before = InodeOf(log);
+  for (const std::string& out :
+       {std::string("/dev/stdout"), std::string("/proc/self/fd/1"), std::string("/dev/fd/1"),
+        absl::StrCat("/proc/", ::getpid(), "/fd/1"), log}) {
+    EXPECT_EQ(
+        InChildWithStdout(log, O_APPEND, [&] { return WriteFileAtomically(out, "plan\n").ok(); }),
+        0)
+        << out;
+  }
+  // /proc/<pid>/fd/1 names the parent's (the test's) descriptor from the child: another process's,
+  // opened for appending and written through, never replaced. The test's stdout is not log.txt, so
+  // that one line went there; the four others were appended.
+  EXPECT_EQ(ReadRaw(log), "old\nplan\nplan\nplan\nplan\n");
+  EXPECT_EQ(InodeOf(log), before);
+  EXPECT_THAT(ListDir(dir), ElementsAre("log.txt"));
+}
+
+TEST(FileWriter, ALinkToAFileDescriptorIsWrittenThrough) {
+  const std::string dir = MakeTestDir();
+  const std::string log = dir + "/log.txt";
+  WriteRaw(log, "old\n");
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  // A user's link to /dev/fd/<fd>, itself a link to /proc/self/fd: resolved at a later step.
+  ASSERT_EQ(::symlink(absl::StrCat("/dev/fd/", fd).c_str(), (dir + "/link").c_str()), 0);
+  EXPECT_THAT(WriteFileAtomically(dir + "/link", "one\n"), IsOk());
+  EXPECT_THAT(WriteFileAtomically(absl::StrCat("/dev/fd/", fd), "two\n"), IsOk());
+  ::close(fd);
+  EXPECT_EQ(ReadRaw(log), "old\none\ntwo\n");
+  EXPECT_THAT(ListDir(dir), ElementsAre("link", "log.txt"));
+  // A descriptor open for reading only, or not open at all, is an error, never a rename.
+  const int ro = ::open(log.c_str(), O_RDONLY);
+  EXPECT_THAT(WriteFileAtomically(absl::StrCat("/proc/self/fd/", ro), "x"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("reading only")));
+  ::close(ro);
+  EXPECT_THAT(WriteFileAtomically("/dev/fd/987", "x"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "cannot write /dev/fd/987: Bad file descriptor"));
+  EXPECT_EQ(ReadRaw(log), "old\none\ntwo\n");
+}
+
+TEST(FileWriter, ALinkPlantedByAnotherUserInAStickyDirectoryIsRefused) {
+  // /tmp-like: sticky and world-writable. Another user (nobody, 65534) plants out.json -> victim;
+  // a run (as root here) must not replace the victim, at the last step or an earlier one.
+  const std::string dir = MakeTestDir();
+  const std::string shared = dir + "/shared";
+  ASSERT_EQ(::mkdir(shared.c_str(), 01777), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  WriteRaw(dir + "/victim", "precious\n");
+  ASSERT_EQ(::mkdir((dir + "/victims").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink((dir + "/victim").c_str(), (shared + "/out.json").c_str()), 0);
+  ASSERT_EQ(::symlink((dir + "/victims").c_str(), (shared + "/d").c_str()), 0);
+  if (::lchown((shared + "/out.json").c_str(), 65534, 65534) != 0 ||
+      ::lchown((shared + "/d").c_str(), 65534, 65534) != 0) {
+    GTEST_SKIP() << "cannot give a link to another user here (not root)";
+  }
+  EXPECT_THAT(WriteFileAtomically(shared + "/out.json", "plan\n"),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       "refusing to write " + shared + "/out.json: " + shared +
+                           "/out.json is a symlink owned by another user (uid 65534) in the "
+                           "shared (sticky) directory " +
+                           shared));
+  EXPECT_THAT(WriteFileAtomically(shared + "/d/new.json", "plan\n"),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(shared + "/d is a symlink")));
+  EXPECT_EQ(ReadRaw(dir + "/victim"), "precious\n");
+  EXPECT_THAT(ListDir(dir + "/victims"), IsEmpty());
+  // The same link owned by the writer is its own: followed.
+  ASSERT_EQ(::lchown((shared + "/out.json").c_str(), ::geteuid(), ::getegid()), 0);
+  EXPECT_THAT(WriteFileAtomically(shared + "/out.json", "plan\n"), IsOk());
+  EXPECT_EQ(ReadRaw(dir + "/victim"), "plan\n");
+}
+
+TEST(FileWriter, EveryFileReadIsProtectedWithoutBeingNamed) {
+  const std::string dir = MakeTestDir();
+  WriteRaw(dir + "/workload.textproto", "layers: 2\n");
+  ASSERT_EQ(::symlink("workload.textproto", (dir + "/alias").c_str()), 0);
+  ASSERT_THAT(ReadFileBounded(dir + "/workload.textproto"), IsOk());
+  EXPECT_THAT(WriteFileAtomically(dir + "/workload.textproto", "x", {}),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "refusing to overwrite the input file " + dir + "/workload.textproto"));
+  EXPECT_THAT(WriteFileAtomically(dir + "/alias", "x", {}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("input file")));
+  EXPECT_EQ(ReadRaw(dir + "/workload.textproto"), "layers: 2\n");
+}
+
+TEST(FileWriter, EveryFatalSignalRemovesTheTemporary) {
+  const std::string top = MakeTestDir();
+  for (int sig : {SIGQUIT, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGHUP, SIGRTMIN + 3}) {
+    const std::string dir = absl::StrCat(top, "/", sig);
+    ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+    WriteRaw(dir + "/out.csv", "previous\n");
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      struct rlimit no_core = {0, 0};
+      ::setrlimit(RLIMIT_CORE, &no_core);
+      absl::StatusOr<std::unique_ptr<FileWriter>> w = FileWriter::Open(dir + "/out.csv", {});
+      if (!w.ok() || !(*w)->Append("half").ok()) ::_exit(3);
+      ::raise(sig);
+      ::_exit(4);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "signal " << sig << ": exit status " << status;
+    EXPECT_EQ(WTERMSIG(status), sig);
+    EXPECT_EQ(ReadRaw(dir + "/out.csv"), "previous\n");
+    EXPECT_THAT(ListDir(dir), ElementsAre("out.csv")) << "signal " << sig;
+  }
+}
+
+TEST(FileWriter, ADanglingLinksTargetIsRemovedWhenTheRunFails) {
+  const std::string dir = MakeTestDir();
+  ASSERT_EQ(::symlink("made.csv", (dir + "/link.csv").c_str()), 0);
+  {
+    absl::StatusOr<std::unique_ptr<FileWriter>> w = FileWriter::Open(dir + "/link.csv", {});
+    ASSERT_THAT(w, IsOk());
+  }  // no Commit
+  EXPECT_THAT(ListDir(dir), ElementsAre("link.csv"));
+}
+
+TEST(FileWriter, ATargetSwappedForAnotherFileMeanwhileIsLeftAlone) {
+  // Between Open and Commit the name is made to hold another file (an attacker's rename, another
+  // run): only the file seen at Open may be replaced.
+  const std::string dir = MakeTestDir();
+  WriteRaw(dir + "/out.csv", "seen at open\n");
+  absl::StatusOr<std::unique_ptr<FileWriter>> w = FileWriter::Open(dir + "/out.csv", {});
+  ASSERT_THAT(w, IsOk());
+  ASSERT_THAT((*w)->Append("rows\n"), IsOk());
+  WriteRaw(dir + "/other", "someone else's\n");
+  ASSERT_EQ(::rename((dir + "/other").c_str(), (dir + "/out.csv").c_str()), 0);
+  EXPECT_THAT((*w)->Commit(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                       HasSubstr("was replaced by another file while dcplan wrote "
+                                                 "it; left as it is")));
+  EXPECT_EQ(ReadRaw(dir + "/out.csv"), "someone else's\n");
+  EXPECT_THAT(ListDir(dir), ElementsAre("out.csv"));
+}
+
 }  // namespace
 }  // namespace dcplan

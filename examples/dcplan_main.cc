@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "examples/cli/commands.h"
+#include "examples/cli/flagfile.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/workload_flags.h"
 #include "planner/request_edit.h"
@@ -64,7 +65,9 @@ const std::vector<FlagGroup>& FlagGroups() {
         {"convert", {"in", "out", "in_format", "out_format", "type"}},
         {"validate", {"request", "type", "in_format"}},
         {"presets", {"preset", "format", "models", "model"}},
-        {"serve", {"port", "address", "threads", "allow_host", "allow_origin"}},
+        {"serve",
+         {"port", "address", "threads", "allow_host", "allow_origin", "max_request_seconds",
+          "max_work_units", "heavy_threads", "max_connections"}},
     };
     for (const std::string& f : dcplan::cli::WorkloadFlagNames()) (*g)[4].flags.push_back(f);
     return g;
@@ -318,6 +321,11 @@ int main(int argc, char** argv) {
     if (c == nullptr && !words.empty()) return UnknownCommand(words[0]);
     std::cout << (c ? absl::StrCat(c->usage, "\n") : MainUsage());
     return 0;
+  }
+  // Flag files bounded (size, depth, no self-inclusion) and protected from --out before absl reads
+  // them (examples/cli/flagfile.h).
+  if (const absl::Status s = dcplan::cli::CheckFlagFiles(argc, argv); !s.ok()) {
+    return dcplan::cli::Fail(s);
   }
   if (const std::string unknown = UnknownFlag(argc, argv); !unknown.empty()) {
     std::cerr << "dcplan: " << unknown << "\n";

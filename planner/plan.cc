@@ -136,7 +136,7 @@ constexpr CapWords kCapWords[] = {
     {BINDING_CONSTRAINT_BUDGET, "budget", "the budget"},
     {BINDING_CONSTRAINT_SIZE_LIMIT, "size limit", "dcplan's size limit of 10^12 GPUs"},
     {BINDING_CONSTRAINT_DIMINISHING_RETURNS, "diminishing returns",
-     "diminishing returns: more GPUs would realize less compute"},
+     "diminishing returns: more GPUs would realize no more compute"},
     {BINDING_CONSTRAINT_FABRIC, "scale-out fabric",
      "the scale-out fabric (the deepest fat tree dcplan sizes with this switch radix)"},
 };
@@ -186,8 +186,12 @@ Plan ToPlan(const Model& m, const Solution& s) {
         m.server.gpus, units::InWatts(m.ServerPower()),
         units::InWatts(m.ServerPower() * m.site.pue), CapName(s.binding)));
   } else if (s.binding == BINDING_CONSTRAINT_DIMINISHING_RETURNS) {
-    plan.add_notes(absl::StrFormat("stopped at %d of the %d servers that fit: %s", s.servers,
-                                   s.largest_feasible_servers, CapName(s.binding)));
+    // How many GPUs more the caps allow, none of which would add realized compute.
+    plan.add_notes(absl::StrFormat(
+        "stopped at %d of the %d servers that fit: %s (the %d GPUs more the caps allow would add "
+        "none)",
+        s.servers, s.largest_feasible_servers, CapName(s.binding),
+        (s.largest_feasible_servers - s.servers) * m.server.gpus));
   } else {
     plan.add_notes(absl::StrFormat("bound by %s: one more server (%d GPUs) would break it",
                                    CapName(s.binding), m.server.gpus));

@@ -339,8 +339,8 @@ absl::StatusOr<double> ServerUpperBound(const Model& m) {
   return hi;
 }
 
-// Under OBJECTIVE_MAX_REALIZED_COMPUTE: the size, at most `low` servers, that realizes the most
-// (the smaller on a tie), checked where the efficiency model says realized compute may peak.
+// Under OBJECTIVE_MAX_REALIZED_COMPUTE: the smallest size, at most `low` servers, that realizes the
+// most, checked where the efficiency model says realized compute may peak, then down the plateau.
 // Moves `s` there with BINDING_CONSTRAINT_DIMINISHING_RETURNS when that is below `low`.
 void PreferRealizedCompute(const Model& m, int64_t low, Solution* solution) {
   Solution& s = *solution;
@@ -362,6 +362,22 @@ void PreferRealizedCompute(const Model& m, int64_t low, Solution* solution) {
           best_rate = rate;
         }
       }
+    }
+    // A plateau: past a workload's largest useful split GPUs only idle, so realized compute is
+    // flat and a size well below the best one found reaches the same rate. When one server fewer
+    // still reaches it, bisect [1, best] for the first size that does (the plateau's start).
+    const auto rate_at = [&](int64_t n) {
+      return units::InFlopsPerSecond(EvaluateCluster(m, n * gps).realized);
+    };
+    const double reach = best_rate - 1e-12 * std::abs(best_rate);
+    if (best > 1 && best_rate > 0 && rate_at(best - 1) >= reach) {
+      int64_t below = 0;  // 0, or a size whose rate falls short
+      int64_t at = best - 1;
+      while (at - below > 1) {
+        const int64_t mid = below + (at - below) / 2;
+        (rate_at(mid) >= reach ? at : below) = mid;
+      }
+      best = at;
     }
     if (best != low) {
       s.servers = best;

@@ -577,6 +577,25 @@ absl::Status ValidateCoolingFitsHardware(const Hardware& hardware, const Site& s
       ": set site.cooling to COOLING_DIRECT_LIQUID or raise site.max_air_cooled_rack_watts"));
 }
 
+// Caps that each pass their own checks but together make the answer absurd: a TCO budget over a
+// horizon so short it prices a GPU at a sliver of its cost (a budget then buys up to the 10^12
+// size limit). Refused with the range the horizon must be in.
+absl::Status ValidateCapCombination(const PlanRequest& request) {
+  const Constraints& c = request.constraints();
+  const Costs& costs = request.costs();
+  if (c.budget_usd() > 0 && c.budget_on() == BUDGET_ON_TCO && costs.has_horizon_years() &&
+      costs.horizon_years() < limits::kMinTcoHorizonYears) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "costs.horizon_years must be in [", FormatDouble(limits::kMinTcoHorizonYears), ", ",
+        FormatDouble(limits::kMaxHorizonYears),
+        "] with a TCO budget (constraints.budget_on is BUDGET_ON_TCO), got ",
+        FormatDouble(costs.horizon_years()),
+        ": over a shorter horizon a GPU costs a sliver of its price and the budget buys without "
+        "bound; give a longer horizon, or budget on capex"));
+  }
+  return absl::OkStatus();
+}
+
 // A reader refuses a request newer than it knows; 0 (unspecified) means the current version.
 absl::Status ValidateSchemaVersion(int version) {
   if (version > SchemaVersion_MAX) {
@@ -689,6 +708,7 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
   DCPLAN_RETURN_IF_ERROR(ValidateConstraints(request.constraints(), request.site(), "constraints"));
   DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
+  DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
   if (request.has_workload()) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));

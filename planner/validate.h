@@ -96,6 +96,11 @@ inline constexpr double kMaxHorizonYears = 50.0;
 // costs.it_life_years and facility_life_years: at least about four days, so that a horizon's
 // capital charge (horizon / annuity x capex) stays within a double's range.
 inline constexpr double kMinAssetLifeYears = 0.01;
+// costs.horizon_years when constraints.budget_on is BUDGET_ON_TCO with a budget: at least a quarter
+// of a year. A TCO charges the horizon's share of the capital, so as the horizon shrinks a TCO
+// budget buys without bound (a $10B TCO budget over 1e-9 years bought 10^12 H100s); a quarter
+// already buys 14 times what the same money buys outright.
+inline constexpr double kMinTcoHorizonYears = 0.25;
 // hardware.network.upper_tier_oversubscription size (tiers above the leaf, top excluded).
 inline constexpr int kMaxUpperTierOversubscriptions = 11;
 // hardware.auxiliary.head_nodes.

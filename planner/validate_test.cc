@@ -624,6 +624,25 @@ PlanRequest WithTableOf(int n) {
   return request;
 }
 
+TEST(ValidateRequest, RefusesATcoBudgetOverAHorizonTooShortToMeanAnything) {
+  // $10B of TCO over 1e-9 years bought the 10^12 size limit of H100s: refused with the range. A
+  // quarter year (the edge) is accepted, and so is any horizon with a capex budget, or no budget.
+  const std::string budget = "constraints { budget_usd: 1e10 budget_on: BUDGET_ON_TCO } ";
+  EXPECT_THAT(ValidateRequest(Build(Base::kFull, budget + "costs { horizon_years: 1e-9 }")),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       HasSubstr("costs.horizon_years must be in [0.25, 50] with a TCO budget "
+                                 "(constraints.budget_on is BUDGET_ON_TCO), got 1e-09")));
+  EXPECT_THAT(ValidateRequest(Build(Base::kFull, budget + "costs { horizon_years: 0.2499 }")),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("got 0.2499")));
+  EXPECT_THAT(ValidateRequest(Build(Base::kFull, budget + "costs { horizon_years: 0.25 }")),
+              IsOk());
+  EXPECT_THAT(ValidateRequest(Build(Base::kFull,
+                                    "constraints { budget_usd: 1e10 budget_on: BUDGET_ON_CAPEX } "
+                                    "costs { horizon_years: 1e-9 }")),
+              IsOk());
+  EXPECT_THAT(ValidateRequest(Build(Base::kMinimal, "costs { horizon_years: 1e-9 }")), IsOk());
+}
+
 TEST(ValidateRequest, AcceptsATableOfTenThousandPoints) {
   EXPECT_THAT(ValidateRequest(WithTableOf(10000)), IsOk());
 }

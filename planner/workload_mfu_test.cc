@@ -114,10 +114,24 @@ TEST(SolvePlan, ComputeObjectiveStopsAtTheLargestUsefulSize) {
   r.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
   const auto plan = SolvePlan(r);
   ASSERT_THAT(plan.status(), IsOk());
-  // 16 useful GPUs = 2 servers of 8; realized compute is flat beyond, so the smaller cluster wins.
-  EXPECT_EQ(plan->counts().gpu_count(), 16u);
+  // At most 16 useful GPUs = 2 servers of 8, and realized compute is flat beyond. The best split on
+  // one server already realizes as much as on two (checked below with max_gpus 8 and 16 under the
+  // GPU objective), so the smallest cluster that reaches the best rate is one server: 8 GPUs.
+  EXPECT_EQ(plan->counts().gpu_count(), 8u);
   EXPECT_EQ(plan->binding_constraint(), BINDING_CONSTRAINT_DIMINISHING_RETURNS);
   EXPECT_EQ(plan->training().largest_useful_gpus(), 16u);
+  PlanRequest capped = r;
+  capped.mutable_constraints()->set_objective(OBJECTIVE_MAX_GPUS);
+  capped.mutable_constraints()->set_max_gpus(8);
+  const auto at8 = SolvePlan(capped);
+  capped.mutable_constraints()->set_max_gpus(16);
+  const auto at16 = SolvePlan(capped);
+  ASSERT_THAT(at8.status(), IsOk());
+  ASSERT_THAT(at16.status(), IsOk());
+  EXPECT_EQ(at8->compute().realized_flops_per_second(),
+            at16->compute().realized_flops_per_second());
+  EXPECT_EQ(plan->compute().realized_flops_per_second(),
+            at16->compute().realized_flops_per_second());
   // With the GPU objective the cap decides, and the plan says how few of them the job can use.
   r.mutable_constraints()->set_objective(OBJECTIVE_MAX_GPUS);
   const auto most = SolvePlan(r);

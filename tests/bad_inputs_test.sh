@@ -73,6 +73,15 @@ bad "stray argument" 2 'dcplan: unexpected argument "extra" (flags are --name=va
 bad "unknown flag" 2 "dcplan: unknown flag --powr; did you mean --power? (dcplan help COMMAND lists a command's flags)" fit --powr=5MW
 bad "substation cap without a substation" 1 'dcplan: --power_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at: give site.substation.transformer_rating_va, e.g. 100MVA)' fit --power_at=substation
 bad "no cap" 1 "dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, a rated site.substation, or site.max_buildings with site.building.critical_it_power_watts (flags: --power=50MW, --budget='\$2B', --max_gpus=N)" fit --preset=seed
+# Caps that together make the answer absurd: $10B of TCO over 1e-9 years bought 10^12 H100s (the
+# size limit). Refused with the horizon's range; a quarter-year (the edge) still solves.
+bad "a TCO budget over a horizon of 1e-9 years" 1 'dcplan: --horizon_years must be in [0.25, 50] with a TCO budget (--budget_on is BUDGET_ON_TCO), got 1e-09: over a shorter horizon a GPU costs a sliver of its price and the budget buys without bound; give a longer horizon, or budget on capex' fit --preset=h100-dgx --budget='$10B' --budget_on=tco --horizon_years=1e-9
+bad "a TCO budget over a day" 1 'dcplan: --horizon_years must be in [0.25, 50] with a TCO budget (--budget_on is BUDGET_ON_TCO), got 0.00273973: over a shorter horizon a GPU costs a sliver of its price and the budget buys without bound; give a longer horizon, or budget on capex' fit --preset=h100-dgx --budget='$10B' --budget_on=tco --horizon_years=0.00273973
+# dcplan serve's limits: bad values are errors before anything listens.
+bad "serve with a request time of 0" 1 'dcplan: --max_request_seconds: expected a number of seconds in [0.01, 86400], got "0"' serve --port=0 --max_request_seconds=0
+bad "serve with a negative work budget" 1 'dcplan: --max_work_units: expected a whole number in [1, 1125899906842624], got "-1"' serve --port=0 --max_work_units=-1
+bad "serve with 1,000 heavy threads" 1 'dcplan: --heavy_threads: expected a whole number in [0, 256], got "1000"' serve --port=0 --heavy_threads=1000
+bad "serve with no connections" 1 'dcplan: --max_connections: expected a whole number in [1, 100000], got "0"' serve --port=0 --max_connections=0
 # Flags the rest of the request makes meaningless: errors naming both, never ignored.
 bad "budget with nothing priced" 1 'dcplan: --budget is 1000000 but nothing in the request has a price, so the budget caps nothing: set hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0' fit --preset=seed --budget=1M
 bad "budget with nothing priced, beside a power cap" 1 'dcplan: --budget is 1000000 but nothing in the request has a price, so the budget caps nothing: set hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0' fit --preset=seed --power=10MW --budget=1M
@@ -358,8 +367,10 @@ check "the limited output is untouched" "previous 0" \
 # SIGINT and SIGTERM in the middle of a long sweep: the previous output stays, the temporary goes,
 # and the process dies of the signal (exit 128 + its number). Job control on, so that the
 # background sweep does not start with SIGINT ignored.
+# Every catchable signal whose default action ends the process does the same (SIGQUIT, SIGUSR1 and
+# SIGXFSZ were not handled before: their temporaries stayed).
 set -m
-for sig in INT TERM; do
+for sig in INT TERM QUIT USR1 XFSZ; do
   echo previous >"$O/killed.csv"
   "$DCPLAN" sweep --preset=seed --vary=power=1MW:1000MW:500W --out="$O/killed.csv" 2>/dev/null &
   pid=$!
@@ -371,6 +382,62 @@ for sig in INT TERM; do
     "$seen $rc $(cat "$O/killed.csv") $(ls -a "$O" | grep -c '^\.killed\.csv\.tmp-')"
 done
 set +m
+
+# --- outputs that are never renamed over -------------------------------------------------------------
+# printf 'old\n' > log.txt; dcplan ... --out=/dev/stdout >> log.txt: /dev/stdout leads through
+# /proc/self/fd/1 to log.txt, which the old writer replaced by the plan alone. Written through fd 1
+# it appends: "old", then the plan's lines (as many as the same run prints on a pipe), same inode.
+plan_lines=$("$DCPLAN" fit --preset=seed --power=1MW | wc -l)
+for out in /dev/stdout /dev/fd/1 /proc/self/fd/1 "$O/log.txt"; do
+  printf 'old\n' >"$O/log.txt"
+  inode=$(stat -c %i "$O/log.txt")
+  rows=$((rows + 1))
+  "$DCPLAN" fit --preset=seed --power=1MW --out="$out" >>"$O/log.txt"
+  check "--out=$out appending to a file" "0 old plan: seed $((plan_lines + 1)) $inode" \
+    "$? $(head -1 "$O/log.txt") $(sed -n 2p "$O/log.txt") $(wc -l <"$O/log.txt") $(stat -c %i "$O/log.txt")"
+done
+# Another descriptor (3>>file) and a link of the user's own to one: written through too.
+printf 'old\n' >"$O/fd3.txt" && ln -s /dev/fd/3 "$O/to-fd3"
+"$DCPLAN" fit --preset=seed --power=1MW --out="$O/to-fd3" 3>>"$O/fd3.txt"
+check "a link to /dev/fd/3 opened for appending" "0 old $((plan_lines + 1)) symbolic link" \
+  "$? $(head -1 "$O/fd3.txt") $(wc -l <"$O/fd3.txt") $(stat -c %F "$O/to-fd3")"
+bad "a descriptor that is not open" 1 "dcplan: cannot write /dev/fd/9: Bad file descriptor" fit --preset=seed --power=1MW --out=/dev/fd/9
+bad "a descriptor open for reading" 1 "dcplan: cannot write /dev/fd/0: file descriptor 0 is open for reading only" fit --preset=seed --power=1MW --out=/dev/fd/0 </dev/null
+# A symlink planted by another user (nobody) in a sticky shared directory (like /tmp) towards a file
+# of root's: a root run refuses it, whatever fs.protected_symlinks says, and the file is untouched.
+S="$O/shared" && mkdir -p "$S" && chmod 1777 "$S" && echo precious >"$O/root-file"
+if setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$O/root-file" "$S/plan.json" 2>/dev/null ||
+  { ln -s "$O/root-file" "$S/plan.json" && chown -h 65534:65534 "$S/plan.json" 2>/dev/null; }; then
+  if [[ $(stat -c %u "$S/plan.json") == 65534 && $(id -u) != 65534 ]]; then
+    bad "a link planted by another user in a sticky directory" 1 "dcplan: refusing to write $S/plan.json: $S/plan.json is a symlink owned by another user (uid 65534) in the shared (sticky) directory $S" fit --preset=seed --power=1MW --out="$S/plan.json"
+    check "the planted link's target is untouched" "precious symbolic link" "$(cat "$O/root-file") $(stat -c %F "$S/plan.json")"
+  else
+    echo "SKIP: planted link: it could not be given to another user here (base/file_io_test covers it)"
+  fi
+else
+  echo "SKIP: planted link: cannot plant a link as another user here (base/file_io_test covers it)"
+fi
+# Every input of every command is protected, named or not: compare's --requests, a workload, a flag
+# file (and one it names), standard input redirected from a file.
+cp "$SEED" "$O/req.textproto"
+bad "compare over one of its requests" 1 "dcplan: refusing to overwrite the input file $O/req.textproto" compare --requests="$O/req.textproto" --power=1MW --out="$O/req.textproto"
+echo "--request=$O/req.textproto" >"$O/inner.flags" && echo "--flagfile=$O/inner.flags" >"$O/outer.flags"
+bad "fit over its flag file" 1 "dcplan: refusing to overwrite the input file $O/outer.flags" fit --flagfile="$O/outer.flags" --power=1MW --out="$O/outer.flags"
+bad "fit over a flag file a flag file names" 1 "dcplan: refusing to overwrite the input file $O/inner.flags" fit --flagfile="$O/outer.flags" --power=1MW --out="$O/inner.flags"
+bad "fit over its standard input" 1 "dcplan: refusing to overwrite the input file $O/req.textproto" fit --request=- --in_format=text --power=1MW --out="$O/req.textproto" <"$O/req.textproto"
+check "the inputs are unchanged" "$(sha256sum <"$SEED") --request=$O/req.textproto" "$(sha256sum <"$O/req.textproto") $(cat "$O/inner.flags")"
+# Flag files are bounded: size, depth, self-inclusion (absl read /dev/zero and a self-naming file
+# forever).
+echo "--flagfile=$O/self.flags" >"$O/self.flags"
+bad "a flag file that names itself" 1 "dcplan: --flagfile: $O/self.flags names itself (named by $O/self.flags)" fit --flagfile="$O/self.flags"
+echo "--flagfile=$O/b.flags" >"$O/a.flags" && echo "--flagfile=$O/a.flags" >"$O/b.flags"
+bad "two flag files that name each other" 1 "dcplan: --flagfile: $O/a.flags names itself (named by $O/a.flags -> $O/b.flags)" fit --flagfile="$O/a.flags"
+bad "an endless flag file" 1 "dcplan: --flagfile: /dev/zero is larger than the 4 MiB limit" fit --flagfile=/dev/zero
+truncate -s 5M "$O/huge.flags"  # sparse
+bad "a flag file over 4 MiB" 1 "dcplan: --flagfile: $O/huge.flags is larger than the 4 MiB limit" fit --flagfile="$O/huge.flags"
+for i in $(seq 0 8); do echo "--flagfile=$O/deep$((i + 1)).flags" >"$O/deep$i.flags"; done
+echo "--power=1MW" >"$O/deep9.flags"
+bad "flag files nested 10 deep" 1 "dcplan: --flagfile: flag files nested more than 8 deep, at $O/deep8.flags (named by $(for i in $(seq 0 7); do printf '%s' "$O/deep$i.flags"; [[ $i -lt 7 ]] && printf ' -> '; done))" fit --preset=seed --flagfile="$O/deep0.flags"
 
 # --- the same input gives byte-identical output --------------------------------------------------------
 for format in json textproto binary table; do
@@ -388,6 +455,29 @@ check "10^9 GPUs" "0 1000000000 BINDING_CONSTRAINT_MAX_GPUS" \
 "$DCPLAN" fit --preset=seed --power=10kW --format=json >"$T/tiny.json"
 check "a cap below one server" "0 0 True" \
   "$? $(json_get "$T/tiny.json" "p['counts']['gpu_count'], p['notes'][0].startswith('no GPUs fit')" | tr -d "(),'")"
+
+# The compute objective picks the smallest cluster that reaches the best realized compute. A 405B-
+# parameter, 126-layer workload at 5 GW: the old answer was 1,969,632 GPUs with 969,184 idle (its split
+# tp 8 x pp 64 x dp 1954 keeps 8 x 64 x 1954 = 1,000,448 busy) for $131.6B. The same split on exactly
+# 1,000,448 GPUs (125,056 servers) realizes the same rate (checked below by capping --max_gpus at each
+# size with the default objective), and 1,000,440 GPUs realize less; the note says the other
+# 263,724 - 125,056 = 138,668 servers (1,109,344 GPUs) the 5 GW allow would add nothing.
+W405=(--preset=h100-dgx --power=5GW --layers=126 --hidden=16384 --heads=128 --kv_heads=8 --ffn_hidden=53248
+  --gated_mlp=true --vocab=128256 --seq_len=8192 --global_batch_tokens=16M --format=json)
+"$DCPLAN" fit "${W405[@]}" --objective=compute >"$T/405.json"
+"$DCPLAN" fit "${W405[@]}" --max_gpus=1969632 >"$T/405-old.json"
+"$DCPLAN" fit "${W405[@]}" --max_gpus=1000440 >"$T/405-less.json"
+rows=$((rows + 1))
+check "the compute objective leaves no GPU idle for nothing" \
+  "1000448 BINDING_CONSTRAINT_DIMINISHING_RETURNS True True True" \
+  "$(python3 -c "
+import json
+p, old, less = (json.load(open('$T/' + f)) for f in ('405.json', '405-old.json', '405-less.json'))
+r = lambda q: q['compute']['realized_flops_per_second']
+print(p['counts']['gpu_count'], p['binding_constraint'], r(p) == r(old), r(less) < r(p),
+      p['cost']['capex_usd'] < 0.51 * old['cost']['capex_usd'])")"
+check "and says how many GPUs more would add nothing" 1 \
+  "$(json_get "$T/405.json" "p['notes']" | grep -c 'stopped at 125056 of the 263724 servers that fit: .*(the 1109344 GPUs more the caps allow would add none)')"
 
 echo "bad_inputs_test: $rows bad inputs in the table"
 [[ $rows -ge 50 ]] || fail "the table has $rows rows; it must keep at least 50"

@@ -97,13 +97,19 @@ expect_error "bad software" "--software must be one of megatron_2021, megatron_2
   train --gpus=8 "${SHAPE[@]}" --software=2019
 
 # --- A job too small for its cluster (issue 10): 4 layers, 1 head, 4 sequences: at most 1 x 1 x 4 x 4 =
-# 16 GPUs can be busy. train says so; fit with the compute objective stops at 16 GPUs.
+# 16 GPUs can be busy. train says so. fit with the compute objective stops at the smallest cluster that
+# realizes the most: one server of 8, whose best split realizes exactly what 16 GPUs do (checked below
+# with --max_gpus under the GPU objective).
 TINY=(--layers=4 --hidden=512 --heads=1 --vocab=1000 --seq_len=2048 --global_batch=4)
 "$DCPLAN" train --preset=h100-dgx --gpus=64 "${TINY[@]}" > "$TMP/tiny.txt"
 grep -q "too large     the job can use at most 16 GPUs: .*dp 4 (the global batch of 4 sequences" "$TMP/tiny.txt" \
   && pass "train says the largest useful size" || fail "tiny table: $(cat "$TMP/tiny.txt")"
 "$DCPLAN" fit --preset=h100-dgx --power=1MW --objective=compute "${TINY[@]}" --format=json > "$TMP/tiny.json"
-check "fit stops at 16 GPUs" 16 "$(json_get "$TMP/tiny.json" "int(p['counts']['gpu_count'])")"
+check "fit stops at 8 GPUs" 8 "$(json_get "$TMP/tiny.json" "int(p['counts']['gpu_count'])")"
+"$DCPLAN" fit --preset=h100-dgx --power=1MW --max_gpus=16 "${TINY[@]}" --format=json > "$TMP/tiny16.json"
+check "8 GPUs realize what 16 do" \
+  "$(json_get "$TMP/tiny16.json" "p['compute']['realized_flops_per_second']")" \
+  "$(json_get "$TMP/tiny.json" "p['compute']['realized_flops_per_second']")"
 check "fit says diminishing returns" BINDING_CONSTRAINT_DIMINISHING_RETURNS "$(json_get "$TMP/tiny.json" "p['binding_constraint']")"
 
 # The table for people.

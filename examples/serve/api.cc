@@ -1,5 +1,7 @@
 #include "examples/serve/api.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +45,52 @@ using google::protobuf::Message;
 
 constexpr int64_t kMaxCompareEntries = 64;
 constexpr int kMaxSweepAxes = 8;
+
+using Clock = std::chrono::steady_clock;
+
+// One request's limits: its work budget, its deadline and the server's cancellation.
+struct Limits {
+  const ApiOptions* options;
+  Clock::time_point deadline;
+  const std::atomic<bool>* cancelled;
+  absl::string_view cli;  // the command that does the same job without the limits
+
+  // 422 when `units` (described by `what`) exceed the budget.
+  std::optional<ApiResponse> Price(int64_t units, absl::string_view what) const {
+    if (units <= options->max_work_units) return std::nullopt;
+    return ErrorResponse(
+        422,
+        absl::StrFormat("this request asks for %d work units (%s); this server does at most %d "
+                        "per request (--max_work_units): run it with the CLI instead: %s",
+                        units, what, options->max_work_units, cli));
+  }
+  // 503 past the deadline or once cancelled, else nothing: called before and during the work.
+  std::optional<ApiResponse> Check() const {
+    if (cancelled != nullptr && cancelled->load()) {
+      return ErrorResponse(503,
+                           "the server is shutting down; the request was stopped: retry later");
+    }
+    if (Clock::now() > deadline) {
+      return ErrorResponse(
+          503,
+          absl::StrFormat("this request ran past this server's limit of %.3g s per request "
+                          "(--max_request_seconds) and was stopped: run it with the CLI "
+                          "instead: %s",
+                          std::chrono::duration<double>(options->max_request_time).count(), cli));
+    }
+    return std::nullopt;
+  }
+};
+
+// a x b, at most 2^62 (counts here are at most 10^9 x 4 x 10^4).
+int64_t Times(int64_t a, int64_t b) {
+  constexpr int64_t kMax = int64_t{1} << 62;
+  if (a <= 0 || b <= 0) return 0;
+  return a > kMax / b ? kMax : a * b;
+}
+
+int64_t PlanUnits(const PlanRequest& r) { return r.has_workload() ? kWorkloadPlanUnits : 1; }
+int64_t EvalUnits(const PlanRequest& r) { return r.has_workload() ? kWorkloadEvalUnits : 1; }
 
 // A status from the library as an HTTP answer: bad input is the client's (400), an unknown preset
 // 404, anything else the server's (500). `prefix` places the field path within the body.
@@ -108,7 +156,12 @@ ApiResponse MessageResponse(const Message& message, bool binary) {
 std::optional<ApiResponse> ParseBody(const ApiRequest& request, Message* message) {
   const std::string type = MediaType(request.content_type);
   Encoding encoding;
-  if (type.empty() || type == kJsonType) {
+  if (type.empty()) {
+    return ErrorResponse(415,
+                         absl::StrCat("a POST needs a Content-Type: send application/json or "
+                                      "application/x-protobuf (a body without one is not read)"));
+  }
+  if (type == kJsonType) {
     encoding = Encoding::kJson;
   } else if (IsProtobufType(type)) {
     encoding = Encoding::kBinary;
@@ -131,14 +184,14 @@ std::optional<ApiResponse> ParseBody(const ApiRequest& request, Message* message
 absl::StatusOr<std::vector<int64_t>> ScaleSizes(const ScaleRequest& request, int64_t max_sizes) {
   if (request.gpu_counts_size() == 0) {
     return WithFieldPath(
-        absl::InvalidArgumentError("gpu_counts must list at least one cluster size"),
-        "gpu_counts");
+        absl::InvalidArgumentError("gpu_counts must list at least one cluster size"), "gpu_counts");
   }
   if (request.gpu_counts_size() > max_sizes) {
-    return WithFieldPath(absl::InvalidArgumentError(absl::StrFormat(
-                             "gpu_counts has %d sizes; this server evaluates at most %d per request",
-                             request.gpu_counts_size(), max_sizes)),
-                         "gpu_counts");
+    return WithFieldPath(
+        absl::InvalidArgumentError(
+            absl::StrFormat("gpu_counts has %d sizes; this server evaluates at most %d per request",
+                            request.gpu_counts_size(), max_sizes)),
+        "gpu_counts");
   }
   std::vector<int64_t> sizes;
   sizes.reserve(request.gpu_counts_size());
@@ -193,28 +246,52 @@ std::optional<ApiResponse> ApplyQuerySets(absl::string_view target, absl::string
   return std::nullopt;
 }
 
-ApiResponse Plan(const ApiRequest& http, bool binary) {
+ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
   PlanRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
   if (auto bad = ApplyQuerySets(http.target, "", &request)) return *bad;
+  if (auto over = limits.Price(PlanUnits(request),
+                               request.has_workload() ? "a plan with a workload" : "a plan")) {
+    return *over;
+  }
+  if (auto stop = limits.Check()) return *stop;
   auto plan = SolvePlan(request);
   if (!plan.ok()) return FromStatus(plan.status());
   return MessageResponse(*plan, binary);
 }
 
-ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes) {
+ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes,
+                          const Limits& limits) {
   ScaleRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
   if (auto bad = ApplyQuerySets(http.target, "request.", request.mutable_request())) return *bad;
   if (!request.has_request()) return ErrorResponse(400, "request must be set", "request");
   auto sizes = ScaleSizes(request, max_sizes);
   if (!sizes.ok()) return FromStatus(sizes.status(), "", ScaleRequest::descriptor());
-  auto report = Scale(request.request(), *sizes);
-  if (!report.ok()) return FromStatus(report.status(), "request.");
-  return MessageResponse(*report, binary);
+  const int64_t per = EvalUnits(request.request());
+  if (auto over = limits.Price(Times(static_cast<int64_t>(sizes->size()), per),
+                               absl::StrFormat("%d sizes x %d per size%s", sizes->size(), per,
+                                               per > 1 ? " with a workload" : ""))) {
+    return *over;
+  }
+  // In groups of sizes, the deadline checked between them (a group with a workload is ~1 s).
+  const std::size_t group = per > 1 ? 8 : 4096;
+  ScaleReport report;
+  for (std::size_t i = 0; i < sizes->size(); i += group) {
+    if (auto stop = limits.Check()) return *stop;
+    const std::size_t n = std::min(group, sizes->size() - i);
+    auto part = Scale(request.request(), absl::MakeConstSpan(sizes->data() + i, n));
+    if (!part.ok()) return FromStatus(part.status(), "request.");
+    if (i == 0) {
+      report = *std::move(part);
+    } else {
+      for (ScaleRow& row : *part->mutable_rows()) *report.add_rows() = std::move(row);
+    }
+  }
+  return MessageResponse(report, binary);
 }
 
-ApiResponse CompareEndpoint(const ApiRequest& http, bool binary) {
+ApiResponse CompareEndpoint(const ApiRequest& http, bool binary, const Limits& limits) {
   CompareRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
   const int64_t n = request.presets_size() + request.requests_size();
@@ -236,12 +313,20 @@ ApiResponse CompareEndpoint(const ApiRequest& http, bool binary) {
     requests.push_back(*std::move(preset));
   }
   for (const PlanRequest& r : request.requests()) requests.push_back(r);
+  int64_t units = 0;
+  for (const PlanRequest& r : requests) units += PlanUnits(r);
+  if (auto over = limits.Price(units, absl::StrFormat("%d plans, %d units with a workload and 1 "
+                                                      "without",
+                                                      requests.size(), kWorkloadPlanUnits))) {
+    return *over;
+  }
+  if (auto stop = limits.Check()) return *stop;
   auto comparison = Compare(requests);
   if (!comparison.ok()) return FromStatus(comparison.status());
   return MessageResponse(*comparison, binary);
 }
 
-ApiResponse TrainEndpoint(const ApiRequest& http, bool binary) {
+ApiResponse TrainEndpoint(const ApiRequest& http, bool binary, const Limits& limits) {
   TrainRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
   if (auto bad = ApplyQuerySets(http.target, "request.", request.mutable_request())) return *bad;
@@ -253,6 +338,8 @@ ApiResponse TrainEndpoint(const ApiRequest& http, bool binary) {
     return ErrorResponse(
         400, absl::StrFormat("gpus must be in [1, 1000000000000], got %d", request.gpus()), "gpus");
   }
+  if (auto over = limits.Price(kWorkloadEvalUnits, "a training plan")) return *over;
+  if (auto stop = limits.Check()) return *stop;
   auto model = BuildModel(request.request());
   if (!model.ok()) return FromStatus(model.status(), "request.");
   auto plan = PlanTraining(*model, static_cast<int64_t>(request.gpus()));
@@ -260,7 +347,8 @@ ApiResponse TrainEndpoint(const ApiRequest& http, bool binary) {
   return MessageResponse(*plan, binary);
 }
 
-ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_points) {
+ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_points,
+                          const Limits& limits) {
   SweepRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
   if (request.vary_size() < 1 || request.vary_size() > kMaxSweepAxes) {
@@ -282,12 +370,25 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
   }
   auto sweep = Sweep::Create(request.request(), *std::move(axes));
   if (!sweep.ok()) return FromStatus(sweep.status(), "request.");
+  // (The presets carry no workload: a preset axis does not bring one in.)
+  const bool workload = request.request().has_workload();
+  const int64_t per = workload ? kWorkloadEvalUnits : 1;
+  if (auto over = limits.Price(Times(sweep->size(), per),
+                               absl::StrFormat("%d points x %d per point%s", sweep->size(), per,
+                                               workload ? " with a workload" : ""))) {
+    return *over;
+  }
+  if (auto stop = limits.Check()) return *stop;
+  std::optional<ApiResponse> stopped;
   SweepResult result;
   result.set_schema_version(SCHEMA_VERSION_1);
   for (const SweepAxis& a : sweep->axes()) result.add_axes(a.path);
   SweepOptions options;
   options.threads = 1;  // the server's own threads are the parallelism
+  // Blocks small enough that the deadline is checked every ~0.1-1 s.
+  options.block_points = workload ? 4 : 4096;
   absl::Status run = sweep->Run(options, [&](int64_t first, absl::Span<const SweepRow> rows) {
+    if ((stopped = limits.Check())) return absl::CancelledError("stopped");
     for (size_t i = 0; i < rows.size(); ++i) {
       const SweepRow& row = rows[i];
       SweepPoint* p = result.add_points();
@@ -313,6 +414,7 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
     }
     return absl::OkStatus();
   });
+  if (stopped) return *stopped;
   if (!run.ok()) return FromStatus(run);
   return MessageResponse(result, binary);
 }
@@ -335,6 +437,10 @@ ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_vi
   if (!field.empty()) absl::StrAppend(&r.body, ", \"field\": ", JsonQuote(field));
   r.body += "}\n";
   return r;
+}
+
+bool IsHeavyRequest(absl::string_view method, absl::string_view target) {
+  return method == "POST" && absl::StartsWith(target, "/v1/");
 }
 
 Api::Api(ApiOptions options) : options_(options) {
@@ -415,17 +521,23 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
   for (const PostRoute& route : kPosts) {
     if (path != route.path) continue;
     if (!post) return MethodNotAllowed(method, path, "POST");
+    static constexpr absl::string_view kCli[] = {
+        "`dcplan fit --request=FILE`", "`dcplan scale --request=FILE --gpus=...`",
+        "`dcplan compare --requests=A,B,...`", "`dcplan train --request=FILE --gpus=N`",
+        "`dcplan sweep --request=FILE --vary=...`"};
+    const Limits limits{&options_, Clock::now() + options_.max_request_time, request.cancelled,
+                        kCli[route.which]};
     switch (route.which) {
       case 0:
-        return Plan(request, binary);
+        return Plan(request, binary, limits);
       case 1:
-        return ScaleEndpoint(request, binary, options_.max_scale_sizes);
+        return ScaleEndpoint(request, binary, options_.max_scale_sizes, limits);
       case 2:
-        return CompareEndpoint(request, binary);
+        return CompareEndpoint(request, binary, limits);
       case 3:
-        return TrainEndpoint(request, binary);
+        return TrainEndpoint(request, binary, limits);
       default:
-        return SweepEndpoint(request, binary, options_.max_sweep_points);
+        return SweepEndpoint(request, binary, options_.max_sweep_points, limits);
     }
   }
   return ErrorResponse(404,

@@ -16,12 +16,22 @@
 //   POST /v1/train           TrainRequest -> TrainingPlan         (dcplan train)
 //   POST /v1/sweep           SweepRequest -> SweepResult          (dcplan sweep), at most
 //                            ApiOptions::max_sweep_points points
-// Content-Type application/json (or none) or application/x-protobuf picks how the body is read,
-// any other is 415; Accept: application/x-protobuf asks for a binary answer, else JSON. Errors are
+// Content-Type application/json or application/x-protobuf picks how the body is read; any other,
+// or none (a browser sends a cross-origin POST without asking only when it has no JSON type), is
+// 415; Accept: application/x-protobuf asks for a binary answer, else JSON. Errors are
 // always JSON, an ErrorBody: {"error": "site.pue must be >= 1.0, got 0.9", "field": "site.pue"},
 // with 400 (bad body or request), 404 (unknown path or preset), 405 (known path, wrong method:
-// the Allow header lists the right ones) or 415. The field is the path within the body: for
-// /v1/scale the PlanRequest sits under "request", so it is "request.site.pue".
+// the Allow header lists the right ones), 415, 422 (more work than ApiOptions::max_work_units) or
+// 503 (past ApiOptions::max_request_time, or cancelled because the server is stopping). The 422
+// and 503 messages name the limit and the `dcplan` command that does the same job without it.
+//
+// Work limits: every POST is priced before any work, in work units (a solve without a workload is
+// one unit, about 30 us on one core; with a workload a plan costs kWorkloadPlanUnits and each
+// sweep point, scale size or training plan kWorkloadEvalUnits, as measured for a 126-layer model),
+// and refused past the budget. The deadline is checked again during sweeps (between blocks of
+// points) and scales (between groups of sizes), and ApiRequest::cancelled stops them there too. The
+// field is the path within the body: for /v1/scale the PlanRequest sits under "request", so it is
+// "request.site.pue".
 //
 // Example:
 //   dcplan::serve::Api api;
@@ -30,6 +40,8 @@
 //   r.status;  // 200, r.body holds the Plan as JSON
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -48,6 +60,9 @@ struct ApiRequest {
   absl::string_view content_type;  // the Content-Type header, "" when absent
   absl::string_view accept;        // the Accept header, "" when absent
   absl::string_view body;
+  // Set (by a stopping server) when the answer is no longer wanted: long work stops at its next
+  // check with 503. Null: never.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 struct ApiResponse {
@@ -62,7 +77,21 @@ struct ApiOptions {
   int64_t max_sweep_points = 100000;
   // The most sizes one POST /v1/scale may evaluate.
   int64_t max_scale_sizes = 10000;
+  // The most work one request may ask for, in work units (see above): about 10 s on one core.
+  int64_t max_work_units = 300000;
+  // How long one request's work may run (checked during sweeps and scales).
+  std::chrono::milliseconds max_request_time{10000};
 };
+
+// Work units (see above), measured on one core: a solve without a workload ~30 us; with a 126-layer
+// workload a sweep point, a scale size or a training plan ~120 ms, a plan from scratch ~1.2 s.
+inline constexpr int64_t kWorkloadEvalUnits = 4000;
+inline constexpr int64_t kWorkloadPlanUnits = 40000;
+
+// Whether the server runs `method target` on its pool for heavy work (every POST under /v1/) rather
+// than at once on the connection's thread (the page, the presets, every error for a wrong path or
+// method).
+bool IsHeavyRequest(absl::string_view method, absl::string_view target);
 
 inline constexpr absl::string_view kJsonType = "application/json";
 inline constexpr absl::string_view kProtobufType = "application/x-protobuf";

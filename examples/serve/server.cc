@@ -11,8 +11,13 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -21,7 +26,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace dcplan::serve {
 namespace {
@@ -37,38 +46,280 @@ absl::string_view View(beast::string_view s) { return absl::string_view(s.data()
 // for at most this long and this much, so the answer reaches it rather than a connection reset.
 constexpr std::chrono::milliseconds kLingerTime{1000};
 constexpr std::size_t kLingerBytes = std::size_t{4} << 20;
+// An answer is written in pieces of at most this much, each within ServerOptions::timeout.
+constexpr std::size_t kWritePiece = std::size_t{64} << 10;
+
+// The heavy requests' own threads, with a bounded queue.
+class HeavyPool {
+ public:
+  HeavyPool(int threads, int max_queued) : max_queued_(max_queued) {
+    for (int i = 0; i < threads; ++i) {
+      try {
+        threads_.emplace_back([this] { Loop(); });
+      } catch (const std::system_error&) {
+        break;  // run on the threads that did start
+      }
+    }
+  }
+  ~HeavyPool() { Stop(); }
+
+  // Queues `job`; false when the queue is full (or no thread could start, or stopped).
+  bool TrySubmit(std::function<void()> job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_ || threads_.empty() || static_cast<int>(queue_.size()) >= max_queued_) {
+      return false;
+    }
+    queue_.push_back(std::move(job));
+    cv_.notify_one();
+    return true;
+  }
+
+  // Runs what is queued (its jobs see the server's cancellation and end soon), then joins.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopped_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+ private:
+  void Loop() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopped_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();
+    }
+  }
+
+  const int max_queued_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopped_ = false;
+  std::vector<std::thread> threads_;
+};
+
+class Session;
+
+// What every session shares: the options, the Api, the global limits and the live sessions.
+struct Shared {
+  Shared(const ServerOptions& o, const Api& a, int heavy_threads)
+      : options(o), api(a), heavy(heavy_threads, o.max_queued_heavy) {}
+
+  const ServerOptions options;
+  const Api& api;
+  HeavyPool heavy;
+  std::atomic<int> connections{0};
+  std::atomic<std::size_t> buffered{0};
+  std::atomic<bool> draining{false};
+  std::atomic<bool> cancelled{false};
+  std::mutex sessions_mu;
+  std::map<uint64_t, std::weak_ptr<Session>> sessions;
+  uint64_t next_id = 0;
+
+  // Reserves `bytes` of the request-byte budget; false when it would pass the limit.
+  bool Reserve(std::size_t bytes) {
+    std::size_t now = buffered.load();
+    do {
+      if (bytes > options.max_buffered_bytes || now > options.max_buffered_bytes - bytes) {
+        return false;
+      }
+    } while (!buffered.compare_exchange_weak(now, now + bytes));
+    return true;
+  }
+  void Release(std::size_t bytes) { buffered.fetch_sub(bytes); }
+
+  std::vector<std::shared_ptr<Session>> Live() {
+    std::lock_guard<std::mutex> lock(sessions_mu);
+    std::vector<std::shared_ptr<Session>> live;
+    for (auto& [id, weak] : sessions) {
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+    }
+    return live;
+  }
+};
+
+// The host part of a Host header, lower case, without the port: "127.0.0.1:8080" -> "127.0.0.1",
+// "[::1]:8080" -> "::1", "Example.COM" -> "example.com"; "" when what follows the name is not a
+// port (":8080@evil.example") or a bracket is not closed.
+std::string HostName(absl::string_view host) {
+  host = absl::StripAsciiWhitespace(host);
+  absl::string_view name, rest;
+  if (absl::StartsWith(host, "[")) {
+    const std::size_t close = host.find(']');
+    if (close == absl::string_view::npos) return "";
+    name = host.substr(1, close - 1);
+    rest = host.substr(close + 1);
+  } else {
+    const std::size_t colon = host.find(':');
+    name = host.substr(0, colon);
+    rest = colon == absl::string_view::npos ? "" : host.substr(colon);
+  }
+  if (!rest.empty()) {
+    if (!absl::ConsumePrefix(&rest, ":") || rest.size() > 5 ||
+        !std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return "";
+    }
+  }
+  std::string lower(name);
+  absl::AsciiStrToLower(&lower);
+  return lower;
+}
 
 // One client connection: read a request, answer it, and again while the client keeps it alive.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, const Api& api, const ServerOptions& options)
-      : stream_(std::move(socket)), api_(api), options_(options) {}
+  Session(tcp::socket&& socket, Shared& shared)
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        buffer_(shared.options.max_header_bytes + (std::size_t{16} << 10)),
+        shared_(shared),
+        options_(shared.options) {}
+
+  ~Session() {
+    // Destroyed mid-answer (the server stopped): a reset, so the client cannot take what it got
+    // for the whole answer.
+    if (writing_ && socket_.is_open()) Abort();
+    if (reserved_ > 0) shared_.Release(reserved_);
+    shared_.connections.fetch_sub(1);
+  }
 
   void Start() {
-    net::dispatch(stream_.get_executor(),
+    beast::error_code ec;
+    const tcp::endpoint local = socket_.local_endpoint(ec);
+    if (!ec) {
+      net::ip::address a = local.address();
+      // "::ffff:127.0.0.1" (an IPv4 client of a dual-stack socket) is the IPv4 address.
+      if (a.is_v6() && a.to_v6().is_v4_mapped()) {
+        a = net::ip::make_address_v4(net::ip::v4_mapped, a.to_v6());
+      }
+      local_address_ = a.to_string();
+    }
+    net::dispatch(socket_.get_executor(),
                   beast::bind_front_handler(&Session::ReadHeader, shared_from_this()));
   }
 
+  // Drain(): an idle connection closes now, a busy one after its answer.
+  void OnDrain() {
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+      self->close_after_ = true;
+      if (self->idle_) self->Close();
+    });
+  }
+  // Stop() or the end of the drain: whatever is in progress is aborted.
+  void OnAbort() {
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->Abort(); });
+  }
+
  private:
+  enum class Phase { kNone, kRead, kWrite, kLinger };
+
+  // One timer per session; a firing meant for an earlier phase is ignored.
+  void Arm(Phase phase, std::chrono::milliseconds after) {
+    phase_ = phase;
+    const uint64_t generation = ++generation_;
+    timer_.expires_after(after);
+    timer_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
+      if (ec || generation != self->generation_) return;
+      self->OnTimer();
+    });
+  }
+  void Disarm() {
+    ++generation_;
+    phase_ = Phase::kNone;
+    timer_.cancel();
+  }
+
+  void OnTimer() {
+    switch (phase_) {
+      case Phase::kRead: {
+        // Cancelling the read ends it with operation_aborted; OnReadError then answers 408 (part
+        // of a request arrived) or just closes (an idle kept-alive connection).
+        // A read between two of its pieces (its handler queued) is not cancelled: try again
+        // shortly until it has ended.
+        timed_out_ = true;
+        beast::error_code ignored;
+        socket_.cancel(ignored);
+        Arm(Phase::kRead, std::chrono::milliseconds(50));
+        break;
+      }
+      case Phase::kWrite:
+        Abort();  // the client took no part of the answer for a whole timeout
+        break;
+      case Phase::kLinger:
+        Close();
+        break;
+      case Phase::kNone:
+        break;
+    }
+  }
+
+  void ReleaseReservation() {
+    if (reserved_ > 0) shared_.Release(reserved_);
+    reserved_ = 0;
+  }
+
   void ReadHeader() {
+    if (!socket_.is_open()) return;
+    ReleaseReservation();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
     parser_->body_limit(options_.max_body_bytes);
-    stream_.expires_after(options_.timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
+    timed_out_ = false;
+    idle_ = buffer_.size() == 0;
+    if (idle_ && close_after_) return Close();
+    Arm(Phase::kRead, options_.timeout);
+    http::async_read_header(socket_, buffer_, *parser_,
                             beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
   }
 
   void OnHeader(beast::error_code ec, std::size_t) {
+    idle_ = false;
     if (ec) return OnReadError(ec);
-    // Refused by its declared length, before a byte of the body is read.
-    if (const auto length = parser_->content_length();
-        length && *length > options_.max_body_bytes) {
-      return Reply(TooLarge(), /*close=*/true);
+    const auto& req = parser_->get();
+    // A coding other than chunked leaves the body's length unknown: answered, then closed.
+    if (const auto te = req.find(http::field::transfer_encoding); te != req.end()) {
+      std::string coding(absl::StripAsciiWhitespace(View(te->value())));
+      absl::AsciiStrToLower(&coding);
+      if (coding != "chunked") {
+        return Reply(ErrorResponse(501, absl::StrCat("unsupported Transfer-Encoding \"",
+                                                     View(te->value()).substr(0, 40),
+                                                     "\": only chunked is understood")),
+                     /*close=*/true);
+      }
     }
-    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
-      continue_.emplace(http::status::continue_, parser_->get().version());
-      http::async_write(stream_, *continue_,
+    // Refused by its declared length, before a byte of the body is read.
+    const auto length = parser_->content_length();
+    if (length && *length > options_.max_body_bytes) return Reply(TooLarge(), /*close=*/true);
+    // The body's bytes are reserved from the budget all connections share before any is read: a
+    // chunked body (no length up front) as the largest one allowed.
+    const std::size_t want = length
+                                 ? static_cast<std::size_t>(*length)
+                                 : (parser_->chunked() ? options_.max_body_bytes : std::size_t{0});
+    if (want > 0) {
+      if (!shared_.Reserve(want)) {
+        return Reply(
+            ErrorResponse(503, absl::StrCat("the server holds as many request bytes as it may (",
+                                            options_.max_buffered_bytes >> 20,
+                                            " MiB across all connections): retry shortly")),
+            /*close=*/true);
+      }
+      reserved_ = want;
+    }
+    if (beast::iequals(req[http::field::expect], "100-continue")) {
+      continue_.emplace(http::status::continue_, req.version());
+      Arm(Phase::kWrite, options_.timeout);
+      http::async_write(socket_, *continue_,
                         [self = shared_from_this()](beast::error_code ec, std::size_t) {
                           if (!ec) self->ReadBody();
                         });
@@ -79,8 +330,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReadBody() {
     if (parser_->is_done()) return Answer();
-    stream_.expires_after(options_.timeout);
-    http::async_read(stream_, buffer_, *parser_,
+    // The request's whole time, header included, runs on: the timer armed in ReadHeader stays.
+    if (phase_ != Phase::kRead) Arm(Phase::kRead, options_.timeout);
+    http::async_read(socket_, buffer_, *parser_,
                      beast::bind_front_handler(&Session::OnBody, shared_from_this()));
   }
 
@@ -96,11 +348,20 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void OnReadError(beast::error_code ec) {
-    // The client closed between requests, went away, or stalled (tcp_stream closed the socket on
-    // the timeout): nothing to answer, the session ends and the socket with it.
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+    if (timed_out_) {
+      // 408 when part of a request arrived; an idle kept-alive connection just closes.
+      if (parser_->got_some() || buffer_.size() > 0) {
+        return Reply(ErrorResponse(
+                         408, absl::StrCat("the request did not arrive within ",
+                                           options_.timeout.count(), " ms; the connection closes")),
+                     /*close=*/true);
+      }
+      return Close();
+    }
+    // The client closed between requests or went away: nothing to answer.
+    if (ec == http::error::end_of_stream ||
         ec.category() != beast::error_code(http::error::end_of_stream).category()) {
-      return;
+      return Close();
     }
     if (ec == http::error::body_limit) return Reply(TooLarge(), true);
     if (ec == http::error::header_limit) {
@@ -112,19 +373,91 @@ class Session : public std::enable_shared_from_this<Session> {
     Reply(ErrorResponse(400, absl::StrCat("malformed HTTP request: ", ec.message())), true);
   }
 
+  // 403 for a request from somewhere it must not come from (see server.h), else nothing.
+  std::optional<ApiResponse> CheckOrigin(const http::request<http::string_body>& req) const {
+    const absl::string_view host_header = View(req[http::field::host]);
+    if (req.count(http::field::host) > 1) {
+      return ErrorResponse(400, "the request has more than one Host header");
+    }
+    if (host_header.empty()) {
+      if (req.version() >= 11) {
+        return ErrorResponse(400, "an HTTP/1.1 request needs a Host header");
+      }
+    } else {
+      const std::string host = HostName(host_header);
+      std::string bound = options_.address;
+      absl::AsciiStrToLower(&bound);
+      bool allowed =
+          !host.empty() && (host == "localhost" || host == local_address_ || host == bound);
+      for (const std::string& name : options_.allowed_hosts) {
+        allowed = allowed || (!host.empty() && host == HostName(name));
+      }
+      if (!allowed) {
+        return ErrorResponse(
+            403, absl::StrCat("Host \"", host_header.substr(0, 80),
+                              "\" is not this server's address (a guard against DNS rebinding): "
+                              "use http://",
+                              local_address_.find(':') != std::string::npos
+                                  ? absl::StrCat("[", local_address_, "]")
+                                  : local_address_,
+                              "/, or start dcplan serve with --allow_host=", host.substr(0, 80)));
+      }
+    }
+    const absl::string_view origin = View(req[http::field::origin]);
+    if (!origin.empty()) {
+      // The page's own requests come from http://<the Host it was loaded from>.
+      bool allowed = !host_header.empty() && origin == absl::StrCat("http://", host_header);
+      for (const std::string& o : options_.allowed_origins) {
+        allowed = allowed || o == "*" || o == origin;
+      }
+      if (!allowed) {
+        return ErrorResponse(
+            403, absl::StrCat("cross-origin request from \"", origin.substr(0, 80),
+                              "\" refused: only this server's own page may call the API; start "
+                              "dcplan serve with --allow_origin=",
+                              origin.substr(0, 80), " to allow it"));
+      }
+    }
+    return std::nullopt;
+  }
+
   void Answer() {
+    Disarm();
     const http::request<http::string_body>& req = parser_->get();
+    head_ = req.method() == http::verb::head;
+    const bool close = !req.keep_alive() || shared_.draining.load();
+    if (auto refused = CheckOrigin(req)) return Reply(*std::move(refused), close);
     ApiRequest request;
     request.method = View(req.method_string());
     request.target = View(req.target());
     request.content_type = View(req[http::field::content_type]);
     request.accept = View(req[http::field::accept]);
     request.body = req.body();
-    head_ = req.method() == http::verb::head;
-    Reply(api_.Handle(request), !req.keep_alive());
+    request.cancelled = &shared_.cancelled;
+    if (!IsHeavyRequest(request.method, request.target)) {
+      return Reply(shared_.api.Handle(request), close);
+    }
+    // Heavy work on its own pool; the answer comes back to this connection's strand. The parser
+    // (which `request` points into) stays as it is until then.
+    auto self = shared_from_this();
+    const bool queued = shared_.heavy.TrySubmit([self, request, close] {
+      ApiResponse answer = self->shared_.api.Handle(request);
+      net::post(self->socket_.get_executor(), [self, answer = std::move(answer), close]() mutable {
+        self->Reply(std::move(answer), close);
+      });
+    });
+    if (!queued) {
+      Reply(ErrorResponse(503,
+                          "the server is busy with as much heavy work as it queues "
+                          "(--heavy_threads): retry shortly, or run the job with the CLI"),
+            close);
+    }
   }
 
   void Reply(ApiResponse answer, bool close) {
+    if (!socket_.is_open()) return;
+    Disarm();
+    if (shared_.draining.load()) close = true;
     res_ = {};
     res_.version(11);
     res_.result(static_cast<unsigned>(answer.status));
@@ -139,51 +472,108 @@ class Session : public std::enable_shared_from_this<Session> {
     if (head_) res_.body().clear();  // HEAD: the headers (Content-Length included) alone
     head_ = false;
     close_ = close;
-    stream_.expires_after(options_.timeout);
-    http::async_write(stream_, res_,
-                      beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+    serializer_.emplace(res_);
+    serializer_->limit(kWritePiece);
+    writing_ = true;
+    WriteSome();
   }
 
-  void OnWrite(beast::error_code ec, std::size_t) {
-    if (ec) return;  // the client went away mid-answer: its connection alone ends
-    if (close_) return Linger();
+  // One piece of the answer, within the timeout: the deadline follows progress, so a slow reader
+  // gets the whole answer and a stalled one is cut off (Abort) a timeout after its last progress.
+  void WriteSome() {
+    Arm(Phase::kWrite, options_.timeout);
+    http::async_write_some(socket_, *serializer_,
+                           beast::bind_front_handler(&Session::OnWriteSome, shared_from_this()));
+  }
+
+  void OnWriteSome(beast::error_code ec, std::size_t) {
+    if (ec) return Abort();  // the client went away, or the piece timed out
+    if (!serializer_->is_done()) return WriteSome();
+    writing_ = false;
+    Disarm();
+    serializer_.reset();
+    ReleaseReservation();
+    if (close_ || close_after_) return Linger();
     ReadHeader();
   }
 
   void Linger() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(kLingerTime);
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    Arm(Phase::kLinger, kLingerTime);
     drain_.resize(64 << 10);
     Drain();
   }
 
   void Drain() {
-    stream_.async_read_some(net::buffer(drain_),
+    socket_.async_read_some(net::buffer(drain_),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->drained_ += n;
-                              if (!ec && self->drained_ < kLingerBytes) self->Drain();
+                              if (!ec && self->drained_ < kLingerBytes) return self->Drain();
+                              self->Close();
                             });
   }
 
-  beast::tcp_stream stream_;
+  // Ends the connection politely (after a complete answer, or between requests).
+  void Close() {
+    Disarm();
+    beast::error_code ignored;
+    socket_.close(ignored);
+  }
+
+  // Ends the connection with a reset: an answer in progress must not look complete.
+  void Abort() {
+    Disarm();
+    if (!socket_.is_open()) return;
+    beast::error_code ignored;
+    socket_.set_option(net::socket_base::linger(true, 0), ignored);
+    socket_.close(ignored);
+  }
+
+  tcp::socket socket_;
+  net::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
   http::response<http::string_body> res_;
+  std::optional<http::serializer<false, http::string_body>> serializer_;
   std::vector<char> drain_;
   std::size_t drained_ = 0;
+  std::size_t reserved_ = 0;
+  uint64_t generation_ = 0;
+  Phase phase_ = Phase::kNone;
+  std::string local_address_;
   bool head_ = false;
   bool close_ = false;
-  const Api& api_;
+  bool close_after_ = false;  // draining: close once the answer is written
+  bool idle_ = false;         // waiting for a request of which nothing has arrived
+  bool timed_out_ = false;
+  bool writing_ = false;
+  Shared& shared_;
   const ServerOptions& options_;
 };
+
+int HeavyThreads(const ServerOptions& o) {
+  if (o.heavy_threads > 0) return o.heavy_threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / 2));
+}
 
 }  // namespace
 
 struct Server::Impl {
   Impl(const ServerOptions& o, const Api* a)
-      : options(o), api(a), ioc(std::max(1, o.threads)), acceptor(ioc), retry(ioc) {}
+      : shared(o, *a, HeavyThreads(o)),
+        ioc(std::max(1, o.threads)),
+        acceptor(ioc),
+        retry(ioc),
+        drain_timer(ioc) {}
+
+  ~Impl() {
+    // Heavy work first (it posts to the io_context), then the sessions still held by handlers
+    // (aborted with a reset if mid-answer) when the io_context goes.
+    shared.cancelled = true;
+    shared.heavy.Stop();
+  }
 
   void Accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
@@ -196,16 +586,72 @@ struct Server::Impl {
         });
         return;
       }
-      std::make_shared<Session>(std::move(socket), *api, options)->Start();
+      if (shared.connections.load() >= shared.options.max_connections) {
+        // Over the cap: a short 503 into the empty send buffer, and the connection ends.
+        static const std::string kBusy = [] {
+          const std::string body =
+              "{\"error\": \"the server has as many connections as it takes (--max_connections): "
+              "retry shortly\"}\n";
+          return absl::StrCat(
+              "HTTP/1.1 503 Service Unavailable\r\nServer: dcplan\r\nContent-Type: "
+              "application/json\r\nConnection: close\r\nContent-Length: ",
+              body.size(), "\r\n\r\n", body);
+        }();
+        beast::error_code ignored;
+        socket.non_blocking(true, ignored);
+        socket.write_some(net::buffer(kBusy), ignored);
+        socket.shutdown(tcp::socket::shutdown_send, ignored);
+        socket.close(ignored);
+      } else {
+        shared.connections.fetch_add(1);
+        auto session = std::make_shared<Session>(std::move(socket), shared);
+        {
+          std::lock_guard<std::mutex> lock(shared.sessions_mu);
+          const uint64_t id = ++shared.next_id;
+          // Forget sessions that ended (the map holds weak pointers; pruned as it grows).
+          if (shared.sessions.size() >
+              2 * static_cast<std::size_t>(shared.connections.load()) + 64) {
+            for (auto it = shared.sessions.begin(); it != shared.sessions.end();) {
+              it = it->second.expired() ? shared.sessions.erase(it) : std::next(it);
+            }
+          }
+          shared.sessions[id] = session;
+        }
+        session->Start();
+      }
       Accept();
     });
   }
 
-  ServerOptions options;
-  const Api* api;
+  void StopAccepting() {
+    beast::error_code ignored;
+    acceptor.close(ignored);
+    retry.cancel();
+  }
+
+  void AbortAllAndStop() {
+    shared.cancelled = true;
+    for (auto& s : shared.Live()) s->OnAbort();
+    // The aborts run on the sessions' strands; then the io_context stops.
+    drain_timer.expires_after(std::chrono::milliseconds(50));
+    drain_timer.async_wait([this](beast::error_code) { ioc.stop(); });
+  }
+
+  // Every 20 ms: done when no connection is left; past the deadline, abort the rest.
+  void WaitDrained(std::chrono::steady_clock::time_point deadline) {
+    if (shared.connections.load() == 0) return ioc.stop();
+    if (std::chrono::steady_clock::now() >= deadline) return AbortAllAndStop();
+    drain_timer.expires_after(std::chrono::milliseconds(20));
+    drain_timer.async_wait([this, deadline](beast::error_code ec) {
+      if (!ec) WaitDrained(deadline);
+    });
+  }
+
+  Shared shared;  // before the io_context: sessions it destroys refer to it
   net::io_context ioc;
   tcp::acceptor acceptor;
   net::steady_timer retry;
+  net::steady_timer drain_timer;
   std::optional<net::signal_set> signals;
   uint16_t port = 0;
 };
@@ -242,13 +688,13 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
 uint16_t Server::port() const { return impl_->port; }
 
 std::string Server::url() const {
-  const std::string& a = impl_->options.address;
+  const std::string& a = impl_->shared.options.address;
   const bool v6 = a.find(':') != std::string::npos;
   return absl::StrCat("http://", v6 ? "[" : "", a, v6 ? "]" : "", ":", impl_->port, "/");
 }
 
 void Server::Run() {
-  int threads = impl_->options.threads;
+  int threads = impl_->shared.options.threads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> extra;
   for (int i = 1; i < threads; ++i) {
@@ -260,21 +706,35 @@ void Server::Run() {
   }
   impl_->ioc.run();
   for (std::thread& t : extra) t.join();
+  // Heavy work still running was told to stop (cancelled) when the server stopped.
+  impl_->shared.cancelled = true;
+  impl_->shared.heavy.Stop();
 }
 
 void Server::Stop() {
+  impl_->shared.cancelled = true;
+  impl_->shared.draining = true;
   net::post(impl_->ioc, [this] {
-    beast::error_code ignored;
-    impl_->acceptor.close(ignored);
-    impl_->retry.cancel();
+    impl_->StopAccepting();
+    impl_->AbortAllAndStop();
   });
-  impl_->ioc.stop();
+  // Before Run(): nothing runs the posted handler; stop at once (Run returns at once).
+  if (impl_->ioc.stopped() || impl_->shared.connections.load() == 0) impl_->ioc.stop();
+}
+
+void Server::Drain(std::chrono::milliseconds grace) {
+  net::post(impl_->ioc, [this, grace] {
+    impl_->shared.draining = true;
+    impl_->StopAccepting();
+    for (auto& s : impl_->shared.Live()) s->OnDrain();
+    impl_->WaitDrained(std::chrono::steady_clock::now() + grace);
+  });
 }
 
 void Server::StopOnSignals() {
   impl_->signals.emplace(impl_->ioc, SIGINT, SIGTERM);
   impl_->signals->async_wait([this](beast::error_code ec, int) {
-    if (!ec) Stop();
+    if (!ec) Drain(impl_->shared.options.drain_timeout);
   });
 }
 

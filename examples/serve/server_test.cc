@@ -2,6 +2,13 @@
 // hostile or careless client does (load, stalls, disconnects, huge bodies, malformed HTTP).
 #include "examples/serve/server.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -11,14 +18,22 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "examples/serve/api.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
@@ -40,13 +55,19 @@ using Response = http::response<http::string_body>;
 // A server on a free loopback port, serving on its own threads for the test's lifetime.
 class Running {
  public:
-  explicit Running(ServerOptions options = TestOptions()) {
+  explicit Running(ServerOptions options = TestOptions(), ApiOptions api_options = {},
+                   bool on_signals = false)
+      : api_(api_options) {
     server_ = Server::Start(options, &api_).value();
-    thread_ = std::thread([this] { server_->Run(); });
+    if (on_signals) server_->StopOnSignals();
+    thread_ = std::thread([this] {
+      server_->Run();
+      returned_ = std::chrono::steady_clock::now();
+    });
   }
   ~Running() {
     server_->Stop();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
   static ServerOptions TestOptions() {
     ServerOptions o;
@@ -57,9 +78,16 @@ class Running {
   }
   uint16_t port() const { return server_->port(); }
   const Api& api() const { return api_; }
+  Server& server() { return *server_; }
+  // Waits for Run() to return; when it did.
+  std::chrono::steady_clock::time_point Join() {
+    if (thread_.joinable()) thread_.join();
+    return returned_;
+  }
 
  private:
   Api api_;
+  std::chrono::steady_clock::time_point returned_;
   std::unique_ptr<Server> server_;
   std::thread thread_;
 };
@@ -252,7 +280,7 @@ TEST(Server, RefusesAHundredMebibyteBodyWithoutReadingIt) {
   // The header announces 100 MiB; only 64 KiB follow, and the answer comes anyway: the server
   // did not wait for (or read) the rest.
   c.Raw(
-      "POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
       "Content-Length: 104857600\r\n\r\n");
   c.Raw(std::string(64 << 10, ' '));
   Response r = c.Read();
@@ -261,7 +289,7 @@ TEST(Server, RefusesAHundredMebibyteBodyWithoutReadingIt) {
   // A chunked body has no length up front: refused once its chunks pass the limit.
   Client chunked(server.port());
   chunked.Raw(
-      "POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
       "Transfer-Encoding: chunked\r\n\r\n");
   const std::string chunk = absl::StrCat("10000\r\n", std::string(0x10000, ' '), "\r\n");
   beast::error_code ec;
@@ -281,18 +309,18 @@ TEST(Server, AnswersMalformedHttpAndHugeHeadersWithAnError) {
   }
   {
     Client c(server.port());
-    c.Raw(
-        absl::StrCat("GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", std::string(20000, 'a'), "\r\n\r\n"));
+    c.Raw(absl::StrCat("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ", std::string(20000, 'a'),
+                       "\r\n\r\n"));
     EXPECT_EQ(c.Read().result_int(), 431);
   }
   {
     // Expect: 100-continue (curl's habit for bodies over 1 KiB): the go-ahead, then the answer.
     Client c(server.port());
     const std::string body = Json(Seed(45.9e6));
-    c.Raw(
-        absl::StrCat("POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     "Expect: 100-continue\r\nContent-Length: ",
-                     body.size(), "\r\n\r\n"));
+    c.Raw(absl::StrCat(
+        "POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Expect: 100-continue\r\nContent-Length: ",
+        body.size(), "\r\n\r\n"));
     std::string interim(25, '\0');
     net::read(c.socket(), net::buffer(interim));
     EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
@@ -306,7 +334,9 @@ TEST(Server, AnswersMalformedHttpAndHugeHeadersWithAnError) {
 TEST(Server, TimesOutAStalledClientWithoutHoldingUpOthers) {
   Running server;  // timeout 1 s
   Client stalled(server.port());
-  stalled.Raw("POST /v1/plan HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"na");
+  stalled.Raw(
+      "POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100\r\n\r\n{\"na");
   // Others are answered at once meanwhile, on both threads.
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 20; ++i) {
@@ -314,7 +344,13 @@ TEST(Server, TimesOutAStalledClientWithoutHoldingUpOthers) {
     EXPECT_EQ(other.Send(http::verb::get, "/v1/presets").result_int(), 200);
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(900));
-  // The stalled one is cut off after the timeout (well before the test's own limit).
+  // The stalled one gets 408 after the timeout (well before the test's own limit), as server.h
+  // promises, and the connection closes.
+  const Response timed_out = stalled.Read();
+  EXPECT_EQ(timed_out.result_int(), 408);
+  EXPECT_THAT(ErrorOf(timed_out).error(),
+              HasSubstr("the request did not arrive within 1000 ms; the connection closes"));
+  EXPECT_FALSE(timed_out.keep_alive());
   EXPECT_TRUE(stalled.ClosedByServer());
   const auto waited = std::chrono::steady_clock::now() - start;
   EXPECT_GE(waited, std::chrono::milliseconds(900));
@@ -330,7 +366,7 @@ TEST(Server, SurvivesClientsThatLeaveMidAnswer) {
   for (int i = 0; i < 10; ++i) {
     Client leaver(server.port());
     leaver.Raw(
-        absl::StrCat("POST /v1/sweep HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        absl::StrCat("POST /v1/sweep HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                      "application/json\r\nContent-Length: ",
                      body.size(), "\r\n\r\n", body));
     char some[4096];
@@ -434,6 +470,488 @@ TEST(Server, StopsWhenAskedEvenBeforeRunning) {
   EXPECT_EQ(server->url(), absl::StrCat("http://127.0.0.1:", server->port(), "/"));
   server->Stop();
   server->Run();  // returns at once
+}
+
+// --- limits: work, time, memory, connections
+// ------------------------------------------------------
+
+// The 126-layer workload of the hostile review (a Llama-3-405B shape) on h100-dgx.
+PlanRequest With405B() {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(layers: 126
+           hidden: 16384
+           heads: 128
+           kv_heads: 8
+           ffn_hidden: 53248
+           gated_mlp: true
+           vocab: 128256
+           seq_len: 8192
+           global_batch_tokens: 16777216)pb",
+      r.mutable_workload()));
+  return r;
+}
+
+std::string SweepJson(const PlanRequest& base, const std::string& vary) {
+  SweepRequest sweep;
+  *sweep.mutable_request() = base;
+  sweep.add_vary(vary);
+  return Json(sweep);
+}
+
+// Milliseconds `f` takes.
+template <typename F>
+double Millis(F f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+TEST(Server, RefusesTheTwoStallingSweepsByTheirPriceAtOnce) {
+  // Two POST /v1/sweep of a 126-layer workload over 100,000 power points kept both threads busy
+  // for hours. Priced first: 100,000 points x 4,000 units per point with a workload = 4 x 10^8
+  // units against the default budget of 300,000: 422 before any work, naming the limit and the CLI.
+  Running server;
+  const std::string body = SweepJson(With405B(), "power=1MW:100000MW:1MW");
+  std::vector<std::thread> posts;
+  std::vector<Response> answers(2);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 2; ++i) {
+    posts.emplace_back([&, i] {
+      Client c(server.port());
+      answers[i] = c.Send(http::verb::post, "/v1/sweep", body);
+    });
+  }
+  double page_ms = 0;
+  {
+    Client page(server.port());
+    page_ms = Millis([&] { EXPECT_EQ(page.Send(http::verb::get, "/").result_int(), 200); });
+  }
+  for (std::thread& t : posts) t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_LT(page_ms, 1000);
+  for (const Response& r : answers) {
+    EXPECT_EQ(r.result_int(), 422);
+    EXPECT_EQ(ErrorOf(r).error(),
+              "this request asks for 400000000 work units (100000 points x 4000 per point with a "
+              "workload); this server does at most 300000 per request (--max_work_units): run it "
+              "with the CLI instead: `dcplan sweep --request=FILE --vary=...`");
+  }
+  // /v1/scale and /v1/train: priced the same way (1,000 sizes x 4,000 = 4,000,000 units).
+  ScaleRequest scale;
+  *scale.mutable_request() = With405B();
+  for (int g = 1; g <= 1000; ++g) scale.add_gpu_counts(static_cast<uint64_t>(g) * 1024);
+  Client c(server.port());
+  const Response r = c.Send(http::verb::post, "/v1/scale", Json(scale));
+  EXPECT_EQ(r.result_int(), 422);
+  EXPECT_THAT(
+      ErrorOf(r).error(),
+      HasSubstr("asks for 4000000 work units (1000 sizes x 4000 per size with a workload)"));
+}
+
+TEST(Server, HeavyWorkRunsApartFromThePageAndStopsAtItsDeadline) {
+  // Within the budget but slow: 2,000 workload points (~120 ms each, ~4 min) with the budget raised
+  // so the deadline (1.5 s here) is what stops them, on one heavy thread: the second sweep waits
+  // for the first. GET / and /v1/presets meanwhile take milliseconds, on the connection threads.
+  ServerOptions options = Running::TestOptions();
+  options.heavy_threads = 1;
+  options.timeout = std::chrono::milliseconds(10000);
+  ApiOptions api;
+  api.max_work_units = int64_t{1} << 40;
+  api.max_request_time = std::chrono::milliseconds(1500);
+  Running server(options, api);
+  const std::string body = SweepJson(With405B(), "power=1GW:2000GW:1GW");
+  std::vector<Response> answers(2);
+  std::vector<double> took(2);
+  std::vector<std::thread> posts;
+  for (int i = 0; i < 2; ++i) {
+    posts.emplace_back([&, i] {
+      Client c(server.port());
+      took[i] = Millis([&] { answers[i] = c.Send(http::verb::post, "/v1/sweep", body); });
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // both sent, one running
+  double slowest = 0;
+  for (int i = 0; i < 10; ++i) {
+    Client page(server.port());
+    slowest = std::max(slowest, Millis([&] {
+                         EXPECT_EQ(page.Send(http::verb::get, "/").result_int(), 200);
+                         EXPECT_EQ(page.Send(http::verb::get, "/v1/presets").result_int(), 200);
+                       }));
+  }
+  for (std::thread& t : posts) t.join();
+  std::printf("GET / and /v1/presets while two heavy sweeps ran: slowest pair %.1f ms\n", slowest);
+  EXPECT_LT(slowest, 500);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(answers[i].result_int(), 503);
+    EXPECT_EQ(ErrorOf(answers[i]).error(),
+              "this request ran past this server's limit of 1.5 s per request "
+              "(--max_request_seconds) and was stopped: run it with the CLI instead: `dcplan sweep "
+              "--request=FILE --vary=...`");
+  }
+  // Each stops within a block (4 points, ~0.5 s) of its 1.5 s; the second started after the first.
+  const double first = std::min(took[0], took[1]), second = std::max(took[0], took[1]);
+  std::printf("the two sweeps were stopped after %.0f and %.0f ms\n", first, second);
+  EXPECT_GE(first, 1500);
+  EXPECT_LT(first, 4000);
+  EXPECT_GE(second, 3000);
+  EXPECT_LT(second, 8000);
+}
+
+// An answer read by a raw socket: what arrived, and whether it was whole.
+struct RawAnswer {
+  std::string head;          // status line and headers
+  std::size_t declared = 0;  // Content-Length
+  std::size_t body = 0;      // body bytes received
+  bool whole = false;        // body == declared
+  std::string error;         // why reading stopped early ("" when whole)
+};
+
+// Sends `request` on a new connection with a small receive buffer, then reads at about
+// `bytes_per_second` (0: reads nothing for `stall` first). `on_first_bytes` runs once some of the
+// answer has arrived.
+RawAnswer ReadSlowly(uint16_t port, const std::string& request, double bytes_per_second,
+                     std::chrono::milliseconds stall = std::chrono::milliseconds(0),
+                     const std::function<void()>& on_first_bytes = nullptr) {
+  RawAnswer a;
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int small = 32 << 10;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    a.error = "connect failed";
+    ::close(fd);
+    return a;
+  }
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::this_thread::sleep_for(stall);
+  std::string data;
+  char buffer[8192];
+  std::size_t header_end = std::string::npos;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n < 0) {
+      a.error = std::strerror(errno);
+      break;
+    }
+    if (n == 0) {
+      a.error = "closed early";
+      break;
+    }
+    data.append(buffer, static_cast<std::size_t>(n));
+    if (header_end == std::string::npos &&
+        (header_end = data.find("\r\n\r\n")) != std::string::npos) {
+      a.head = data.substr(0, header_end);
+      const std::size_t at = a.head.find("Content-Length: ");
+      if (at != std::string::npos) {
+        absl::SimpleAtoi(a.head.substr(at + 16, a.head.find("\r\n", at) - at - 16), &a.declared);
+      }
+      if (on_first_bytes) on_first_bytes();
+    }
+    if (header_end != std::string::npos) {
+      a.body = data.size() - header_end - 4;
+      if (a.body >= a.declared) break;
+    }
+    if (bytes_per_second > 0) {
+      // Paced: never ahead of bytes_per_second since the start.
+      const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(data.size() / bytes_per_second));
+      std::this_thread::sleep_until(due);
+    }
+  }
+  a.whole = header_end != std::string::npos && a.body == a.declared;
+  if (a.whole) a.error.clear();
+  ::close(fd);
+  return a;
+}
+
+std::string PostText(uint16_t port, const std::string& target, const std::string& body) {
+  return absl::StrCat("POST ", target, " HTTP/1.1\r\nHost: 127.0.0.1:", port,
+                      "\r\nContent-Type: application/json\r\nContent-Length: ", body.size(),
+                      "\r\n\r\n", body);
+}
+
+TEST(Server, ASlowReaderGetsTheWholeAnswer) {
+  // 10,000 sweep points (~4.5 MB of JSON) read at 1.5 MB/s take ~3 s, three times the 1 s timeout:
+  // the deadline follows progress (each 64 KiB piece within 1 s), not the whole answer.
+  Running server;
+  const RawAnswer a = ReadSlowly(
+      server.port(),
+      PostText(server.port(), "/v1/sweep", SweepJson(Seed(1e6), "power=1MW:10000MW:1MW")), 1.5e6);
+  std::printf("slow reader: %zu of %zu bytes, %s\n", a.body, a.declared, a.error.c_str());
+  EXPECT_TRUE(absl::StartsWith(a.head, "HTTP/1.1 200 OK")) << a.head;
+  EXPECT_GT(a.declared, std::size_t{4000000});
+  EXPECT_TRUE(a.whole) << a.error;
+}
+
+TEST(Server, AStalledReaderIsCutOffWithAResetNeverAShort200) {
+  // The client reads nothing for 3 s: after one timeout (1 s) without progress the server aborts
+  // the connection (reset). What the client then reads ends in an error before Content-Length.
+  Running server;
+  const RawAnswer a = ReadSlowly(
+      server.port(),
+      PostText(server.port(), "/v1/sweep", SweepJson(Seed(1e6), "power=1MW:10000MW:1MW")), 0,
+      std::chrono::milliseconds(3000));
+  std::printf("stalled reader: %zu of %zu bytes, then: %s\n", a.body, a.declared, a.error.c_str());
+  EXPECT_FALSE(a.whole);
+  EXPECT_EQ(a.error, "Connection reset by peer");
+  // The server is fine.
+  Client after(server.port());
+  EXPECT_EQ(after.Send(http::verb::get, "/v1/presets").result_int(), 200);
+}
+
+TEST(Server, SigtermDrainsForABoundedTimeAndAbortsWhatIsLeft) {
+  // A slow reader (300 KB/s) of a ~4.5 MB answer would need 15 s; SIGTERM comes once it has begun.
+  // The server stops accepting, gives answers in progress 500 ms, then aborts: the client sees a
+  // reset, never a complete-looking 200, and Run() returns soon after.
+  ServerOptions options = Running::TestOptions();
+  options.drain_timeout = std::chrono::milliseconds(500);
+  options.timeout = std::chrono::milliseconds(5000);
+  Running server(options, {}, /*on_signals=*/true);
+  std::chrono::steady_clock::time_point signalled;
+  const RawAnswer a = ReadSlowly(
+      server.port(),
+      PostText(server.port(), "/v1/sweep", SweepJson(Seed(1e6), "power=1MW:10000MW:1MW")), 3e5,
+      std::chrono::milliseconds(0), [&] {
+        signalled = std::chrono::steady_clock::now();
+        ::kill(::getpid(), SIGTERM);
+      });
+  const auto returned = server.Join();
+  const double stop_ms = std::chrono::duration<double, std::milli>(returned - signalled).count();
+  std::printf("SIGTERM mid-answer: %zu of %zu bytes, then: %s; Run() returned after %.0f ms\n",
+              a.body, a.declared, a.error.c_str(), stop_ms);
+  EXPECT_TRUE(absl::StartsWith(a.head, "HTTP/1.1 200 OK")) << a.head;
+  EXPECT_FALSE(a.whole);
+  EXPECT_EQ(a.error, "Connection reset by peer");
+  EXPECT_GE(stop_ms, 450);
+  EXPECT_LT(stop_ms, 3000);
+}
+
+// Resident memory of this process, in bytes (VmRSS).
+std::size_t ResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    std::size_t kb = 0;
+    if (absl::StartsWith(line, "VmRSS:") &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kb)) {
+      return kb << 10;
+    }
+  }
+  return 0;
+}
+
+TEST(Server, TwoThousandStalledBodiesStayWithinTheByteBudget) {
+  // 2,000 connections each send a header for a 1 MiB body and all but one byte of it, then stall
+  // (they held 2.07 GB before). Bodies are reserved from a 64 MiB budget before they are read: 64
+  // of them fit (64 x 1 MiB), wait, and get 408 at the 5 s timeout; every other connection gets 503
+  // (byte budget, or the 1,024-connection cap) or is reset while still sending. Resident memory
+  // grows by less than 200 MB.
+  constexpr int kClients = 2000;
+  struct rlimit files;
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  if (files.rlim_cur < 2 * kClients + 256) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 2 * kClients + 256);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (files.rlim_cur < 2 * kClients + 256) GTEST_SKIP() << "too few file descriptors allowed";
+  ServerOptions options = Running::TestOptions();
+  options.timeout = std::chrono::milliseconds(5000);
+  Running server(options);
+  const std::size_t before = ResidentBytes();
+  const std::string head = absl::StrCat(
+      "POST /v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1048576\r\n\r\n");
+  const std::string body((1 << 20) - 1, ' ');
+  std::vector<int> fds;
+  std::vector<std::size_t> sent(kClients, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server.port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kClients; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0) << i;
+    ::fcntl(fd, F_SETFL, O_NONBLOCK);
+    ::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+    fds.push_back(fd);
+  }
+  // Up to three rounds of sending what each socket takes, without blocking.
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < kClients; ++i) {
+      while (sent[i] < body.size()) {
+        const ssize_t n =
+            ::send(fds[i], body.data() + sent[i], body.size() - sent[i], MSG_NOSIGNAL);
+        if (n <= 0) break;
+        sent[i] += static_cast<std::size_t>(n);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const std::size_t during = ResidentBytes();
+  std::printf("2,000 stalled bodies: resident %.1f MB before, %.1f MB while stalled (+%.1f MB)\n",
+              before / 1e6, during / 1e6, (during - std::min(during, before)) / 1e6);
+  EXPECT_LT(during, before + 200'000'000);
+  // Every connection's outcome, read from all of them at once for at most 25 s.
+  std::vector<std::string> got(kClients);
+  std::vector<bool> open(kClients, true), was_reset(kClients, false);
+  int pending = kClients;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(25);
+  while (pending > 0 && std::chrono::steady_clock::now() < give_up) {
+    std::vector<pollfd> polls;
+    std::vector<int> which;
+    for (int i = 0; i < kClients; ++i) {
+      if (open[i]) {
+        polls.push_back({fds[i], POLLIN, 0});
+        which.push_back(i);
+      }
+    }
+    if (::poll(polls.data(), polls.size(), 200) <= 0) continue;
+    for (std::size_t k = 0; k < polls.size(); ++k) {
+      if (polls[k].revents == 0) continue;
+      const int i = which[k];
+      char buffer[4096];
+      const ssize_t n = ::recv(fds[i], buffer, sizeof(buffer), 0);
+      if (n > 0) {
+        got[i].append(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      was_reset[i] = n < 0;
+      open[i] = false;
+      --pending;
+    }
+  }
+  int timed_out = 0, refused = 0, reset = 0, other = 0;
+  for (int i = 0; i < kClients; ++i) {
+    if (absl::StartsWith(got[i], "HTTP/1.1 408 ")) {
+      ++timed_out;
+    } else if (absl::StartsWith(got[i], "HTTP/1.1 503 ")) {
+      ++refused;
+    } else if (got[i].empty() && was_reset[i]) {
+      ++reset;
+    } else {
+      ++other;
+    }
+    ::close(fds[i]);
+  }
+  std::printf(
+      "2,000 stalled bodies: %d x 408, %d x 503, %d reset, %d other (%d still open), in "
+      "%.1f s\n",
+      timed_out, refused, reset, other, pending,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  EXPECT_EQ(timed_out, 64);
+  EXPECT_EQ(timed_out + refused + reset, kClients);
+  EXPECT_EQ(other, 0);
+  Client after(server.port());
+  EXPECT_EQ(after.Send(http::verb::get, "/v1/presets").result_int(), 200);
+}
+
+TEST(Server, CapsConnections) {
+  ServerOptions options = Running::TestOptions();
+  options.max_connections = 4;
+  Running server(options);
+  std::vector<std::unique_ptr<Client>> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(std::make_unique<Client>(server.port()));
+    EXPECT_EQ(held.back()->Send(http::verb::get, "/v1/presets").result_int(), 200);
+  }
+  Client fifth(server.port());
+  const Response r = fifth.Read();
+  EXPECT_EQ(r.result_int(), 503);
+  EXPECT_EQ(ErrorOf(r).error(),
+            "the server has as many connections as it takes (--max_connections): retry shortly");
+  held.pop_back();  // one leaves: a new one is served
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Client sixth(server.port());
+  EXPECT_EQ(sixth.Send(http::verb::get, "/v1/presets").result_int(), 200);
+}
+
+// --- origin safety ------------------------------------------------------------------------------
+
+// Sends raw request text and reads the answer.
+Response RawSend(uint16_t port, const std::string& text) {
+  Client c(port);
+  c.Raw(text);
+  return c.Read();
+}
+
+TEST(Server, RefusesOtherHostsOriginsAndBodiesWithoutAType) {
+  ServerOptions options = Running::TestOptions();
+  options.allowed_hosts = {"planner.internal"};
+  options.allowed_origins = {"https://tools.example.com"};
+  Running server(options);
+  const uint16_t port = server.port();
+  const std::string plan = Json(Seed(45.9e6));
+  auto post = [&](const std::string& host, const std::string& extra, const std::string& type) {
+    return RawSend(port,
+                   absl::StrCat("POST /v1/plan HTTP/1.1\r\nHost: ", host, "\r\n", extra,
+                                type.empty() ? "" : absl::StrCat("Content-Type: ", type, "\r\n"),
+                                "Content-Length: ", plan.size(), "\r\n\r\n", plan));
+  };
+  const std::string self = absl::StrCat("127.0.0.1:", port);
+  // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1.
+  Response r = post(absl::StrCat("evil.example:", port), "", "application/json");
+  EXPECT_EQ(r.result_int(), 403);
+  EXPECT_EQ(
+      ErrorOf(r).error(),
+      absl::StrCat("Host \"evil.example:", port,
+                   "\" is not this server's address (a guard against DNS rebinding): use "
+                   "http://127.0.0.1/, or start dcplan serve with --allow_host=evil.example"));
+  r = RawSend(port, absl::StrCat("GET /v1/presets HTTP/1.1\r\nHost: evil.example\r\n\r\n"));
+  EXPECT_EQ(r.result_int(), 403);
+  // This server's address, localhost and the allowed name are fine; HTTP/1.1 must name one.
+  EXPECT_EQ(post(self, "", "application/json").result_int(), 200);
+  EXPECT_EQ(post(absl::StrCat("localhost:", port), "", "application/json").result_int(), 200);
+  EXPECT_EQ(post("Planner.Internal", "", "application/json").result_int(), 200);
+  // Not a port after the name, two Hosts: refused.
+  EXPECT_EQ(
+      post(absl::StrCat("127.0.0.1:", port, "@evil.example"), "", "application/json").result_int(),
+      403);
+  r = RawSend(port, "GET /v1/presets HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n");
+  EXPECT_EQ(r.result_int(), 400);
+  EXPECT_EQ(ErrorOf(r).error(), "the request has more than one Host header");
+  r = RawSend(port, "GET /v1/presets HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(r.result_int(), 400);
+  EXPECT_EQ(ErrorOf(r).error(), "an HTTP/1.1 request needs a Host header");
+  // A web page elsewhere posting (fetch with mode no-cors): its Origin is refused; the page's own
+  // Origin (http://<the Host>) and an allowed one are not.
+  r = post(self, "Origin: https://evil.example\r\n", "application/json");
+  EXPECT_EQ(r.result_int(), 403);
+  EXPECT_EQ(ErrorOf(r).error(),
+            "cross-origin request from \"https://evil.example\" refused: only this server's own "
+            "page may call the API; start dcplan serve with --allow_origin=https://evil.example to "
+            "allow it");
+  EXPECT_EQ(post(self, "Origin: null\r\n", "application/json").result_int(), 403);
+  EXPECT_EQ(
+      post(self, absl::StrCat("Origin: http://", self, "\r\n"), "application/json").result_int(),
+      200);
+  EXPECT_EQ(post(self, "Origin: https://tools.example.com\r\n", "application/json").result_int(),
+            200);
+  // A Blob body without a type (what no-cors fetch sends) or text/plain: not read (415).
+  r = post(self, "", "");
+  EXPECT_EQ(r.result_int(), 415);
+  EXPECT_EQ(ErrorOf(r).error(),
+            "a POST needs a Content-Type: send application/json or application/x-protobuf (a body "
+            "without one is not read)");
+  EXPECT_EQ(post(self, "", "text/plain").result_int(), 415);
+  // A Transfer-Encoding other than chunked: 501, and the connection closes.
+  Client c(port);
+  c.Raw(absl::StrCat("POST /v1/plan HTTP/1.1\r\nHost: ", self,
+                     "\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\nxyz"));
+  r = c.Read();
+  EXPECT_EQ(r.result_int(), 501);
+  EXPECT_EQ(ErrorOf(r).error(),
+            "unsupported Transfer-Encoding \"gzip\": only chunked is understood");
+  EXPECT_FALSE(r.keep_alive());
+  EXPECT_TRUE(c.ClosedByServer());
 }
 
 }  // namespace
