@@ -460,13 +460,13 @@ check "a cap below one server" "0 0 True" \
 # parameter, 126-layer workload at 5 GW: the old answer was 1,969,632 GPUs with 969,184 idle (its split
 # tp 8 x pp 64 x dp 1954 keeps 8 x 64 x 1954 = 1,000,448 busy) for $131.6B. The same split on exactly
 # 1,000,448 GPUs (125,056 servers) realizes the same rate (checked below by capping --max_gpus at each
-# size with the default objective), and 1,000,440 GPUs realize less; the note says the other
+# size with the GPU objective), and 1,000,440 GPUs realize less; the note says the other
 # 263,724 - 125,056 = 138,668 servers (1,109,344 GPUs) the 5 GW allow would add nothing.
 W405=(--preset=h100-dgx --power=5GW --layers=126 --hidden=16384 --heads=128 --kv_heads=8 --ffn_hidden=53248
   --gated_mlp=true --vocab=128256 --seq_len=8192 --global_batch_tokens=16M --format=json)
 "$DCPLAN" fit "${W405[@]}" --objective=compute >"$T/405.json"
-"$DCPLAN" fit "${W405[@]}" --max_gpus=1969632 >"$T/405-old.json"
-"$DCPLAN" fit "${W405[@]}" --max_gpus=1000440 >"$T/405-less.json"
+"$DCPLAN" fit "${W405[@]}" --max_gpus=1969632 --objective=gpus >"$T/405-old.json"
+"$DCPLAN" fit "${W405[@]}" --max_gpus=1000440 --objective=gpus >"$T/405-less.json"
 rows=$((rows + 1))
 check "the compute objective leaves no GPU idle for nothing" \
   "1000448 BINDING_CONSTRAINT_DIMINISHING_RETURNS True True True" \

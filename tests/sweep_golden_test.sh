@@ -9,7 +9,7 @@ set -uo pipefail
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/cli_testlib.sh"
 
 golden="$TEST_SRCDIR/$TEST_WORKSPACE/tests/data/sweep_golden"
-caps=(--preset=h100-dgx --budget='$3B' --vary=pue=0.9:1.6:0.1 --vary=power=0MW:1000MW:25MW)
+caps=(--preset=h100-dgx --budget='$3B' --vary=pue=0.9:1.6:0.1 --vary=power=25MW:1000MW:25MW)
 presets=(--preset=seed --vary=preset=seed,h100-dgx,mi300x,gb200-nvl72 --vary=power=5MW:200MW:log30)
 for threads in 1 2; do
   for format in csv jsonl; do

@@ -255,7 +255,23 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
     return *over;
   }
   if (auto stop = limits.Check()) return *stop;
-  auto plan = SolvePlan(request);
+  // ?explain=none skips the assumptions ledger, the marginal values and the next step (a client
+  // that only wants the figures, at full speed); ?explain=ledger keeps the ledger without its
+  // influences (no re-solves); the default computes everything.
+  ExplainOptions explain;
+  const absl::string_view query = http.target.find('?') == absl::string_view::npos
+                                      ? absl::string_view()
+                                      : http.target.substr(http.target.find('?') + 1);
+  for (absl::string_view pair : absl::StrSplit(query, '&', absl::SkipEmpty())) {
+    if (pair == "explain=none") {
+      explain.assumptions = explain.influence = explain.marginal = explain.next_step = false;
+    } else if (pair == "explain=ledger") {
+      explain.influence = explain.marginal = explain.next_step = false;
+    } else if (absl::StartsWith(pair, "explain=") && pair != "explain=all") {
+      return ErrorResponse(400, "explain must be all, ledger or none", "explain");
+    }
+  }
+  auto plan = SolvePlan(request, explain);
   if (!plan.ok()) return FromStatus(plan.status());
   return MessageResponse(*plan, binary);
 }

@@ -287,6 +287,14 @@ TEST(Api, SetInTheQueryEditsTheRequestAsSetDoes) {
     }
   }
   EXPECT_TRUE(found);
+  // ?explain=none: the same figures without the ledger, marginal values or next step.
+  r = Post(api, "/v1/plan?explain=none", Json(seed));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const Plan bare = Parse<Plan>(r);
+  EXPECT_EQ(bare.counts().gpu_count(), 32784u);
+  EXPECT_EQ(bare.assumptions_size(), 0);
+  EXPECT_FALSE(bare.has_marginal());
+  EXPECT_EQ(Post(api, "/v1/plan?explain=some", Json(seed)).status, 400);
 }
 
 TEST(Api, MalformedBodiesAndWrongMethodsAndTypes) {
