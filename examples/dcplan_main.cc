@@ -207,21 +207,6 @@ std::vector<std::string> OwnFlags() {
   return names;
 }
 
-size_t EditDistance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // An error for the first flag no command defines, with the nearest one ("unknown flag --powr;
 // did you mean --power?"), or "".
 std::string UnknownFlag(int argc, char** argv) {
@@ -249,7 +234,7 @@ std::string UnknownFlag(int argc, char** argv) {
     std::string best;
     size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
     for (const std::string& known : OwnFlags()) {
-      const size_t d = EditDistance(name, known);
+      const size_t d = dcplan::EditDistance(name, known);
       if (d < best_distance) {
         best_distance = d;
         best = known;

@@ -140,22 +140,6 @@ void CollectPaths(const Descriptor* d, const std::string& prefix, std::vector<st
   }
 }
 
-// Levenshtein distance, for "did you mean".
-size_t EditDistance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // The known path or alias nearest to `path`, or "" when none is close.
 std::string Nearest(absl::string_view path) {
   std::string best;
@@ -390,6 +374,21 @@ absl::Status SetScalar(const FieldRef& field, Message* msg, int index, absl::str
 }
 
 }  // namespace
+
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
 
 bool FieldRef::numeric() const { return !leaf()->is_repeated() && IsNumber(leaf()); }
 

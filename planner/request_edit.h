@@ -118,6 +118,9 @@ void ClearField(const FieldRef& field, PlanRequest* request);
 // ORIGIN_USER and the given source.
 void RecordUserSource(absl::string_view path, absl::string_view source, PlanRequest* request);
 
+// Levenshtein distance between two names, for "did you mean" (paths here, flags in the CLI).
+size_t EditDistance(absl::string_view a, absl::string_view b);
+
 // Every scalar field's path (repeated fields without an index; repeated messages left out),
 // from the schema: what the generated tests and the ledger walk.
 const std::vector<std::string>& AllScalarPaths();
