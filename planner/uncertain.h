@@ -29,7 +29,7 @@
 namespace dcplan {
 
 // Most samples a Monte Carlo run may ask for, and the default.
-inline constexpr uint64_t kMaxMonteCarloSamples = 10'000'000;
+inline constexpr uint64_t kMaxMonteCarloSamples = 1'000'000;
 inline constexpr uint64_t kDefaultMonteCarloSamples = 10'000;
 inline constexpr uint64_t kDefaultMonteCarloSeed = 1;
 // Most values of a discrete distribution, and most uncertain inputs in one request.
