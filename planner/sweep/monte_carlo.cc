@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
@@ -95,6 +96,32 @@ void FindRange(const PlanRequest& probe, UncertainInput* in) {
   const double hi = log ? center * std::exp(9 * sd) : center + 9 * sd;
   in->range_low = end(lo);
   in->range_high = end(hi);
+}
+
+// A direct setter for the fields samples most often vary (SetNumber walks the schema by
+// reflection, a measurable share of a sample's time); null for the others.
+using DirectSetter = void (*)(double, PlanRequest*);
+DirectSetter DirectSetterOf(const std::string& path) {
+  if (path == "site.pue") return [](double v, PlanRequest* r) { r->mutable_site()->set_pue(v); };
+  if (path == "costs.electricity_usd_per_kwh") {
+    return [](double v, PlanRequest* r) { r->mutable_costs()->set_electricity_usd_per_kwh(v); };
+  }
+  if (path == "constraints.power_cap_watts") {
+    return [](double v, PlanRequest* r) { r->mutable_constraints()->set_power_cap_watts(v); };
+  }
+  if (path == "constraints.budget_usd") {
+    return [](double v, PlanRequest* r) { r->mutable_constraints()->set_budget_usd(v); };
+  }
+  if (path == "hardware.accelerator.price_usd") {
+    return [](double v, PlanRequest* r) {
+      r->mutable_hardware()->mutable_accelerator()->set_price_usd(v);
+    };
+  }
+  if (path == "hardware.server.price_usd") {
+    return
+        [](double v, PlanRequest* r) { r->mutable_hardware()->mutable_server()->set_price_usd(v); };
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -224,8 +251,9 @@ struct MonteCarloRun::Impl {
   int64_t samples = 0;
   uint64_t seed = 0;
   uint64_t seed_key = 0;
-  uint32_t patch = 0;  // the union of the inputs' Patch kinds
-  Model model;         // built from `median`
+  uint32_t patch = 0;                 // the union of the inputs' Patch kinds
+  std::vector<DirectSetter> setters;  // per input, or null
+  Model model;                        // built from `median`
   bool workload = false;
 
   double Draw(int64_t sample, int input) const {
@@ -240,15 +268,44 @@ struct MonteCarloRun::Impl {
     Model model;
     Solution solution;
     int64_t guess = -1;
-    // Per GPU count: time to train and goodput (patched samples only: they never change them).
-    std::unordered_map<int64_t, std::pair<double, double>> training;
   };
+
+  // Per GPU count: time to train and goodput, shared by every worker (patched samples only: they
+  // never change them). Each value is a function of the count alone, so the order in which
+  // workers fill it changes nothing.
+  mutable absl::Mutex training_mu;
+  mutable std::unordered_map<int64_t, std::pair<double, double>> training
+      ABSL_GUARDED_BY(training_mu);
+
+  bool TrainingAt(const Model& m, int64_t gpus, std::pair<double, double>* out) const {
+    const bool cache = !(patch & kRebuild);
+    if (cache) {
+      absl::MutexLock lock(&training_mu);
+      auto it = training.find(gpus);
+      if (it != training.end()) {
+        *out = it->second;
+        return true;
+      }
+    }
+    auto t = PlanTraining(m, gpus, /*cluster_sets_dp=*/true);
+    if (!t.ok()) return false;
+    *out = {t->time_to_train_seconds(), t->goodput()};
+    if (cache) {
+      absl::MutexLock lock(&training_mu);
+      training.emplace(gpus, *out);
+    }
+    return true;
+  }
 
   void Solve(int64_t i, Worker& w, SampleResult* out) const {
     *out = SampleResult();
     for (size_t j = 0; j < inputs.size(); ++j) {
       const double v = inputs[j].Quantile(Draw(i, static_cast<int>(j)));
-      if (!SetNumber(inputs[j].field, v, &w.request).ok()) return;
+      if (setters[j] != nullptr) {
+        setters[j](v, &w.request);
+      } else if (!SetNumber(inputs[j].field, v, &w.request).ok()) {
+        return;
+      }
     }
     Model& m = w.model;
     if (patch & kRebuild) {
@@ -289,16 +346,10 @@ struct MonteCarloRun::Impl {
         PerUnit(units::InUsd(e.tco), static_cast<double>(e.gpus) * units::InHours(m.costs.horizon));
     o[kOutMfu] = units::InFraction(e.mfu);
     if (workload && e.gpus > 0) {
-      auto it = (patch & kRebuild) ? w.training.end() : w.training.find(e.gpus);
-      if (it == w.training.end()) {
-        auto t = PlanTraining(m, e.gpus, /*cluster_sets_dp=*/true);
-        if (!t.ok()) return;
-        it = w.training
-                 .insert_or_assign(e.gpus, std::make_pair(t->time_to_train_seconds(), t->goodput()))
-                 .first;
-      }
-      o[kOutTimeToTrainSeconds] = it->second.first;
-      o[kOutGoodput] = it->second.second;
+      std::pair<double, double> t;
+      if (!TrainingAt(m, e.gpus, &t)) return;
+      o[kOutTimeToTrainSeconds] = t.first;
+      o[kOutGoodput] = t.second;
     }
     out->binding = s.binding;
     out->ok = true;
@@ -329,6 +380,7 @@ absl::StatusOr<MonteCarloRun> MonteCarloRun::Create(const PlanRequest& request) 
         ResolveUncertain(request.uncertain(i), absl::StrCat("uncertain[", i, "]")));
     FindRange(probe, &in);
     impl->patch |= PatchOf(in.field.path);
+    impl->setters.push_back(DirectSetterOf(in.field.path));
     impl->inputs.push_back(std::move(in));
   }
   impl->median = std::move(probe);
@@ -359,7 +411,7 @@ PlanRequest MonteCarloRun::RequestAt(int64_t sample) const {
 }
 
 void MonteCarloRun::SolveSamples(int64_t first, absl::Span<SampleResult> out) const {
-  Impl::Worker w{impl_->median, impl_->model, Solution(), -1, {}};
+  Impl::Worker w{impl_->median, impl_->model, Solution(), -1};
   for (size_t k = 0; k < out.size(); ++k) impl_->Solve(first + static_cast<int64_t>(k), w, &out[k]);
 }
 
