@@ -24,6 +24,7 @@
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
 #include "planner/solver.h"
+#include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
 #include "planner/training.h"
 #include "proto/io.h"
@@ -149,7 +150,12 @@ absl::StatusOr<std::vector<int64_t>> ScaleSizes(const ScaleRequest& request, int
 ApiResponse Plan(const ApiRequest& http, bool binary) {
   PlanRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
-  auto plan = SolvePlan(request);
+  // Uncertain inputs: the plan at their medians with its distributions
+  // (planner/sweep/sensitivity.h), on the request's own thread.
+  MonteCarloOptions one_thread;
+  one_thread.threads = 1;
+  auto plan =
+      request.uncertain_size() > 0 ? SolveUncertainPlan(request, one_thread) : SolvePlan(request);
   if (!plan.ok()) return FromStatus(plan.status());
   return MessageResponse(*plan, binary);
 }
