@@ -247,10 +247,10 @@ std::string TornadoTable(const Plan& plan) {
       "\nSensitivity of %s (each input at its P10 and P90, the others at P50), largest swing "
       "first\n",
       out);
-  absl::StrAppend(&s, absl::StrFormat("  %-34s %-26s %-34s %s\n", "input", "P10 .. P90",
+  absl::StrAppend(&s, absl::StrFormat("  %-32s %-32s %-26s %s\n", "input", "P10 .. P90",
                                       "output at P10 .. P90", "swing"));
   for (const SensitivityEntry& e : plan.sensitivity()) {
-    absl::StrAppend(&s, absl::StrFormat("  %-34s %-26s %-34s %s\n", e.path(),
+    absl::StrAppend(&s, absl::StrFormat("  %-32s %-32s %-26s %s\n", e.path(),
                                         absl::StrCat(InputFigure(e.path(), e.low_input()), " .. ",
                                                      InputFigure(e.path(), e.high_input())),
                                         absl::StrCat(OutputFigure(out, e.output_at_low()), " .. ",
@@ -275,7 +275,7 @@ std::string TornadoSvg(const Plan& plan) {
   const double pad = 0.08 * (hi - lo);
   lo -= pad;
   hi += pad;
-  const int left = 260, right = 40, top = 70, row = 34, width = 860;
+  const int left = 480, right = 40, top = 70, row = 34, width = 1080;
   const int rows = plan.sensitivity_size();
   const int height = top + rows * row + 70;
   const double plot = width - left - right;
@@ -288,9 +288,9 @@ std::string TornadoSvg(const Plan& plan) {
   absl::StrAppend(
       &s,
       absl::StrFormat("<text x=\"%d\" y=\"24\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
-                      left - 240, XmlEscape(absl::StrCat(plan.name(), ": sensitivity of ", out))));
+                      20, XmlEscape(absl::StrCat(plan.name(), ": sensitivity of ", out))));
   absl::StrAppend(
-      &s, absl::StrFormat("<text x=\"%d\" y=\"44\" fill=\"#555\">%s</text>\n", left - 240,
+      &s, absl::StrFormat("<text x=\"%d\" y=\"44\" fill=\"#555\">%s</text>\n", 20,
                           XmlEscape(absl::StrCat("each input at its P10 (blue) and P90 (orange), "
                                                  "the others at P50; line: all at P50 = ",
                                                  OutputFigure(out, base)))));
