@@ -16,8 +16,16 @@
 
 namespace dcplan {
 
-// ceil(a / b) for a count `a` and a divisor b > 0; 0 when a <= 0. Never overflows.
-constexpr int64_t CeilDiv(int64_t a, int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
+// ceil(a / b) for a count `a` and a divisor b > 0; 0 when a <= 0. Never overflows. Counts that fit
+// in 32 bits (nearly all) divide in 32 bits: the same quotient, at a fraction of a 64-bit
+// division's latency on x86 (the step model and the solver divide counts many times per call).
+constexpr int64_t CeilDiv(int64_t a, int64_t b) {
+  if (a <= 0) return 0;
+  if ((static_cast<uint64_t>(a - 1) | static_cast<uint64_t>(b)) >> 32 == 0) {
+    return static_cast<int64_t>(static_cast<uint32_t>(a - 1) / static_cast<uint32_t>(b)) + 1;
+  }
+  return (a - 1) / b + 1;
+}
 
 // Appends the shortest text that reads back (strtod, std::from_chars) as exactly `v`. NaN and
 // infinities are "nan", "inf" and "-inf".

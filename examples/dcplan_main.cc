@@ -65,7 +65,7 @@ const std::vector<FlagGroup>& FlagGroups() {
          {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads"}},
         {"convert", {"in", "out", "in_format", "out_format", "type"}},
         {"validate", {"request", "type", "in_format"}},
-        {"presets", {"preset", "format", "models"}},
+        {"presets", {"preset", "format", "models", "model"}},
         {"serve", {"port", "address", "threads", "allow_host", "allow_origin"}},
     };
     for (const std::string& f : dcplan::cli::WorkloadFlagNames()) (*g)[4].flags.push_back(f);

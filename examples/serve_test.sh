@@ -70,6 +70,8 @@ pass "startup line: $URL"
 python3 -c "
 import json; r = json.load(open('$TMP/h100.json'))
 r.setdefault('constraints', {})['power_cap_watts'] = 50e6
+# What --power=50MW records: the cap is the user's (the assumptions ledger says so).
+r.setdefault('sources', []).append({'path': 'constraints.power_cap_watts', 'origin': 'ORIGIN_USER', 'source': '--power'})
 json.dump(r, open('$TMP/request.json', 'w'))"
 check "POST /v1/plan status" 200 "$(http POST "${URL}v1/plan" "$TMP/request.json" "$TMP/plan.json")"
 check "POST /v1/plan equals fit --format=json" True \

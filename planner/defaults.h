@@ -34,7 +34,7 @@ inline constexpr double kMfuFloor = 0.01;
 // PUE by cooling type: the design-day peak (sizes the facility) and the annual average (the energy
 // bill).
 // - Air: Uptime Institute's Global Data Center Survey 2023 puts sites of 20 MW and above at an
-//   annual average of 1.44 (hardware_reference.md, "Facilities"). The design-day figure is a
+//   annual average of 1.44 (planner/presets/SOURCES.md#air-annual-pue). The design-day figure is a
 //   judgement, not a survey figure (no public source gives the gap): on the hottest hours the
 //   economizers stop and the chillers run at full lift, about a quarter more overhead: 1.55.
 // - Direct liquid: LBNL's 2024 United States Data Center Energy Usage Report (Shehabi et al.) puts
@@ -46,6 +46,41 @@ inline constexpr double kAirPue = 1.55;
 inline constexpr double kAirAnnualPue = 1.44;
 inline constexpr double kLiquidPue = 1.2;
 inline constexpr double kLiquidAnnualPue = 1.14;
+
+// site.max_air_cooled_rack_watts: the most a rack may draw (at the power the site provisions) and
+// still be cooled by air. A judgement, not a published limit: hot/cold-aisle containment is
+// commonly quoted as good for about 40-50 kW per rack, and NVIDIA's air-cooled DGX H100 SuperPOD
+// racks of four systems draw ~41 kW (planner/presets/SOURCES.md#air-rack-limit); 45 kW keeps them
+// on air and sends a 132 kW GB200 NVL72 rack to liquid. Rear-door heat exchangers reach further:
+// raise it for such a site.
+inline constexpr double kMaxAirCooledRackWatts = 45000.0;
+
+// costs.liquid_cooling_premium_usd_per_it_watt: what a direct-liquid-cooled hall costs beyond an
+// air-cooled one, per watt of critical IT power. Turner & Townsend's Data Centre Construction Cost
+// Index 2025-2026 finds US AI (liquid-cooled) data centres 7-10% dearer to build than traditional
+// ones of similar IT capacity; 8% of Cushman &
+// Wakefield's 2025 19-market average of $11.7 M per MW is $0.94/W, rounded to $0.9/W
+// (planner/presets/SOURCES.md#liquid-premium).
+inline constexpr double kLiquidCoolingPremiumUsdPerItWatt = 0.9;
+
+// site.max_air_cooled_rack_watts as the validator applies it.
+inline double MaxAirCooledRackWatts(const Site& site) {
+  return site.has_max_air_cooled_rack_watts() ? site.max_air_cooled_rack_watts()
+                                              : kMaxAirCooledRackWatts;
+}
+
+// What the facility costs per watt of critical IT power, in USD: facility_usd_per_it_watt plus,
+// for a direct-liquid-cooled site whose facility is priced (facility_usd_per_it_watt > 0), the
+// liquid-cooling premium.
+inline double FacilityUsdPerItWatt(const Costs& costs, Cooling cooling) {
+  if (cooling != COOLING_DIRECT_LIQUID || !(costs.facility_usd_per_it_watt() > 0)) {
+    return costs.facility_usd_per_it_watt();
+  }
+  const double premium = costs.has_liquid_cooling_premium_usd_per_it_watt()
+                             ? costs.liquid_cooling_premium_usd_per_it_watt()
+                             : kLiquidCoolingPremiumUsdPerItWatt;
+  return costs.facility_usd_per_it_watt() + premium;
+}
 
 // site.pue as the model applies it.
 inline double PeakPue(const Site& site) {

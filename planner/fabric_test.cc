@@ -30,8 +30,8 @@ TEST(SizeFatTree, ThreeTiersServeQuarterRadixCubedWithFiveQuartersRadixSquaredSw
 }
 
 TEST(SizeFatTree, MatchesTheNvidiaB200SuperPodOf4096Gpus) {
-  // hardware_reference.md: NVIDIA's B200 SuperPOD of 4,096 GPUs uses 128 leaf + 128 spine + 64 core
-  // switches (radix 64, one NIC per GPU).
+  // planner/presets/SOURCES.md#b200-superpod-fabric: NVIDIA's B200 SuperPOD of 4,096 GPUs uses 128
+  // leaf + 128 spine + 64 core switches (radix 64, one NIC per GPU).
   FabricSize f = SizeFatTree(4096, 64, 32);
   EXPECT_EQ(f.tiers, 3);
   EXPECT_EQ(f.switches_per_tier[0], 128);
@@ -137,7 +137,8 @@ TEST(SizeFabric, OversubscribedUpperTiersNeedFewerSwitchesAndOptics) {
 }
 
 TEST(SizeFabric, MetasPodsStayAtThreeTiers) {
-  // Llama 3's cluster (hardware_reference.md): 3,072-GPU pods at full bisection, 1:7 above them.
+  // Llama 3's cluster (planner/presets/SOURCES.md#roce-400g): 3,072-GPU pods at full bisection, 1:7
+  // above them.
   // With 128-port switches, 24,576 GPUs need 384 leaves; two tiers hold 128, three
   // 128 x floor(128 x 7/8) = 128 x 112 = 14,336: three tiers, where radix 64 at full bisection
   // (65,536 hosts in three tiers) would also do but with 4x the upper-tier links.

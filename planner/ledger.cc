@@ -73,7 +73,7 @@ const char* PueSource(Cooling cooling) {
 
 constexpr Default kDefaults[] = {
     {"site.cooling", Always, nullptr,
-     "default: no cooling type given (PUE 1.3); set --cooling=air or --cooling=liquid"},
+     "default: no cooling type given (PUE 1.3); set site.cooling to air or direct liquid"},
     {"site.pue", Always, [](const PlanRequest& r) { return defaults::PeakPue(r.site()); }, nullptr},
     {"site.annual_pue", Always, [](const PlanRequest& r) { return defaults::AnnualPue(r.site()); },
      nullptr},
@@ -101,7 +101,7 @@ constexpr Default kDefaults[] = {
      "judgement)"},
     {"costs.horizon_years", Priced, Horizon, "default: 4 years, the usual GPU depreciation"},
     {"costs.wacc", Priced, [](const PlanRequest&) { return defaults::kWacc; },
-     "default: 0, capital charged with no cost of money; set --wacc"},
+     "default: 0, capital charged with no cost of money; set costs.wacc"},
     {"costs.it_life_years", Priced, Horizon, "default: the TCO horizon"},
     {"costs.facility_life_years", Priced, Horizon, "default: the TCO horizon"},
     {"efficiency.log_linear.intercept", LogLinear,
@@ -205,7 +205,28 @@ void SetOrigin(const PlanRequest& request, const std::string& path, Assumption* 
 
 void FillAssumptions(const PlanRequest& request, const Model& model, const Solution& solution,
                      bool influence, Plan* plan) {
-  const double base = Objective(model, solution.eval);
+  double base = Objective(model, solution.eval);
+  // With a training job every solve runs the step model at each probe (seconds). Influence then
+  // holds MFU at the plan's own (a constant efficiency model) while the other inputs move: the
+  // facility's sensitivities, exactly, at the plan's efficiency; the workload's own fields get
+  // none.
+  // Each move copies the request: without its sources (tens of cited strings) the copies are cheap,
+  // and sources do not change an answer.
+  PlanRequest facility_only;
+  if (influence) {
+    facility_only = request;
+    facility_only.clear_sources();
+    facility_only.mutable_workload()->clear_sources();
+    if (!request.has_workload()) facility_only.clear_workload();
+  }
+  const PlanRequest* moved = &facility_only;
+  if (influence && request.has_workload()) {
+    facility_only.clear_workload();
+    facility_only.mutable_efficiency()->mutable_constant()->set_mfu(
+        std::max(1e-6, std::min(1.0, plan->compute().mfu())));
+    moved = &facility_only;
+    base = ObjectiveFor(facility_only);
+  }
   for (const std::string& path : AllScalarPaths()) {
     if (IsBookkeeping(path)) continue;
     if (!request.has_workload() && absl::StartsWith(path, "workload.")) continue;
@@ -239,7 +260,11 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
       a->set_origin(ORIGIN_DEFAULT);
       a->set_source(d->source);
     }
-    if (influence) a->set_influence(Influence(request, *field, value, base));
+    const bool workload_field =
+        absl::StartsWith(path, "workload.") || absl::StartsWith(path, "hardware.calibration.");
+    if (influence && !(request.has_workload() && workload_field)) {
+      a->set_influence(Influence(*moved, *field, value, base));
+    }
   }
   // Most influential first; ties keep the schema's order.
   std::stable_sort(

@@ -44,7 +44,9 @@ TEST(Ledger, NamesTheSiteAssumptionsAndWhereTheyCameFrom) {
   // No annual PUE in the preset: the air-cooling default (Uptime Institute, 1.44), derived.
   EXPECT_EQ(Find(plan, "site.annual_pue")->origin(), ORIGIN_DERIVED);
   EXPECT_EQ(Find(plan, "site.annual_pue")->value(), 1.44);
-  EXPECT_EQ(Find(plan, "site.provisioning.basis")->origin(), ORIGIN_DEFAULT);
+  // The preset's provisioning is its stated judgement (nameplate, as NVIDIA's SuperPOD designs).
+  EXPECT_EQ(Find(plan, "site.provisioning.basis")->origin(), ORIGIN_ESTIMATE);
+  EXPECT_THAT(Find(plan, "site.provisioning.basis")->source(), HasSubstr("SOURCES.md#"));
   // The power cap is the user's.
   EXPECT_EQ(Find(plan, "constraints.power_cap_watts")->origin(), ORIGIN_USER);
   EXPECT_EQ(Find(plan, "constraints.power_cap_watts")->source(), "--power");

@@ -221,9 +221,10 @@ absl::StatusOr<SiteModel> BuildSiteModel(const Site& site) {
   return out;
 }
 
-CostModel BuildCostModel(const Costs& costs) {
+
+CostModel BuildCostModel(const Costs& costs, Cooling cooling) {
   CostModel out;
-  out.facility_per_it_power = units::UsdPerWatt(costs.facility_usd_per_it_watt());
+  out.facility_per_it_power = units::UsdPerWatt(defaults::FacilityUsdPerItWatt(costs, cooling));
   out.site_fixed = units::Usd(costs.site_fixed_usd());
   out.electricity = units::UsdPerKilowattHour(costs.electricity_usd_per_kwh());
   out.average_utilization =
@@ -295,7 +296,7 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
                           m.network.switch_measured == m.network.switch_power;
 
   DCPLAN_ASSIGN_OR_RETURN(m.site, BuildSiteModel(request.site()));
-  m.costs = BuildCostModel(request.costs());
+  m.costs = BuildCostModel(request.costs(), request.site().cooling());
   DCPLAN_ASSIGN_OR_RETURN(m.caps, BuildCapsModel(request.constraints(), m.site));
 
   m.training_hardware = BuildTrainingHardware(request.hardware());

@@ -202,7 +202,9 @@ absl::StatusOr<NetworkModel> BuildNetworkModel(const Network& network, const Ser
                                                const Provisioning& provisioning);
 AuxiliaryModel BuildAuxiliaryModel(const AuxiliaryLoads& auxiliary);
 absl::StatusOr<SiteModel> BuildSiteModel(const Site& site);
-CostModel BuildCostModel(const Costs& costs);
+// The costs of a site cooled as `cooling`: a direct-liquid-cooled site pays
+// costs.liquid_cooling_premium_usd_per_it_watt on top of facility_usd_per_it_watt.
+CostModel BuildCostModel(const Costs& costs, Cooling cooling);
 absl::StatusOr<CapsModel> BuildCapsModel(const Constraints& constraints, const SiteModel& site);
 
 // Validates `request` (planner/validate.h), then builds the typed model. Fails, naming the fields,

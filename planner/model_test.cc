@@ -67,6 +67,35 @@ TEST(BuildModel, MeasuredPowerIsProvisionedOnlyUnderTheMeasuredBasis) {
   EXPECT_DOUBLE_EQ(units::InWatts(m.accelerator.power), 700.0);
 }
 
+TEST(BuildModel, ALiquidCooledFacilityPaysThePremiumPerItWatt) {
+  // Air: the facility price as given, $10/W.
+  Model m = BuildModel(H100With("site { cooling: COOLING_AIR } costs { facility_usd_per_it_watt: "
+                                "10 }"))
+                .value();
+  EXPECT_DOUBLE_EQ(units::InUsdPerWatt(m.costs.facility_per_it_power), 10.0);
+  // Direct liquid with the default premium, $0.9/W (planner/defaults.h): 10 + 0.9 = $10.9/W.
+  m = BuildModel(H100With("site { cooling: COOLING_DIRECT_LIQUID } costs { "
+                          "facility_usd_per_it_watt: 10 }"))
+          .value();
+  EXPECT_DOUBLE_EQ(units::InUsdPerWatt(m.costs.facility_per_it_power), 10.9);
+  // A premium given explicitly: 10 + 2.5 = $12.5/W.
+  m = BuildModel(H100With("site { cooling: COOLING_DIRECT_LIQUID } costs { "
+                          "facility_usd_per_it_watt: 10 liquid_cooling_premium_usd_per_it_watt: "
+                          "2.5 }"))
+          .value();
+  EXPECT_DOUBLE_EQ(units::InUsdPerWatt(m.costs.facility_per_it_power), 12.5);
+  // The premium is ignored on air and when no cooling is given.
+  m = BuildModel(H100With("costs { facility_usd_per_it_watt: 10 "
+                          "liquid_cooling_premium_usd_per_it_watt: 2.5 }"))
+          .value();
+  EXPECT_DOUBLE_EQ(units::InUsdPerWatt(m.costs.facility_per_it_power), 10.0);
+  // An unpriced facility stays unpriced: 0, not the premium alone.
+  m = BuildModel(H100With("site { cooling: COOLING_DIRECT_LIQUID } costs { "
+                          "facility_usd_per_it_watt: 0 }"))
+          .value();
+  EXPECT_DOUBLE_EQ(units::InUsdPerWatt(m.costs.facility_per_it_power), 0.0);
+}
+
 TEST(BuildModel, PuesFollowTheCoolingUnlessGiven) {
   // No cooling type: pue 1.3 (the schema's default), the annual PUE equal to it.
   Model m = BuildModel(SeedWith("site { pue: 1.3 }")).value();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -260,8 +261,11 @@ CapHeadroom HeadroomOf(const Model& m, const ClusterEval& e) {
 absl::StatusOr<Solution> Solve(const Model& m) { return Solve(m, -1); }
 
 absl::StatusOr<Solution> Solve(const Model& m, int64_t guess_servers) {
-  Solution s;
-  DCPLAN_RETURN_IF_ERROR(SolveInto(m, guess_servers, &s));
+  // Solved in place, in the StatusOr that is returned (one return, so no copy of the Solution).
+  absl::StatusOr<Solution> s(absl::in_place);
+  if (absl::Status status = SolveInto(m, guess_servers, &*s); !status.ok()) {
+    s = absl::StatusOr<Solution>(std::move(status));
+  }
   return s;
 }
 

@@ -113,8 +113,10 @@ absl::Status ValidateServer(const Server& server, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "price_usd", server.price_usd(), limits::kMaxUsd));
   DCPLAN_RETURN_IF_ERROR(
       CheckNonNegative(path, "non_gpu_price_usd", server.non_gpu_price_usd(), limits::kMaxUsd));
-  return CheckMeasured(path, "measured_overhead_watts", server.measured_overhead_watts(),
-                       "overhead_watts", server.overhead_watts());
+  DCPLAN_RETURN_IF_ERROR(CheckMeasured(path, "measured_overhead_watts",
+                                       server.measured_overhead_watts(), "overhead_watts",
+                                       server.overhead_watts()));
+  return CheckEnum(path, "required_cooling", server.required_cooling(), Cooling_IsValid, "Cooling");
 }
 
 // `accelerator` and `server` are already valid: a set power limit must fit one server (accelerators
@@ -348,6 +350,10 @@ absl::Status ValidateSite(const Site& site, absl::string_view path) {
   }
   DCPLAN_RETURN_IF_ERROR(
       ValidateProvisioning(site.provisioning(), FieldPath(path, "provisioning")));
+  if (site.has_max_air_cooled_rack_watts()) {
+    DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "max_air_cooled_rack_watts",
+                                         site.max_air_cooled_rack_watts(), limits::kMaxWatts));
+  }
   DCPLAN_RETURN_IF_ERROR(ValidateBuilding(site.building(), absl::StrCat(path, ".building")));
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_buildings", site.max_buildings(), limits::kMaxBuildings));
@@ -446,7 +452,7 @@ absl::Status ValidateConstraints(const Constraints& constraints, const Site& sit
     return absl::FailedPreconditionError(absl::StrCat(
         FieldPath(path, "power_cap_at"),
         " is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated "
-        "substation to cap at; e.g. --set=site.substation.transformer_rating_va=100MVA)"));
+        "substation to cap at: give site.substation.transformer_rating_va, e.g. 100MVA)"));
   }
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_gpus", constraints.max_gpus(), limits::kMaxGpus));
@@ -502,7 +508,76 @@ absl::Status ValidateCosts(const Costs& costs, absl::string_view path) {
     DCPLAN_RETURN_IF_ERROR(CheckFractionOrZero(path, "facility_maintenance_fraction_per_year",
                                                costs.facility_maintenance_fraction_per_year()));
   }
+  if (costs.has_liquid_cooling_premium_usd_per_it_watt()) {
+    DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "liquid_cooling_premium_usd_per_it_watt",
+                                            costs.liquid_cooling_premium_usd_per_it_watt(),
+                                            limits::kMaxUsd));
+  }
   return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------------------------------------
+// Cooling against the hardware
+// ------------------------------------------------------------------------------------------------
+
+// "132,000" for a whole number of watts below 10^15, FormatDouble's text otherwise.
+std::string GroupedWatts(double watts) {
+  if (!(watts >= 0 && watts < 1e15) || watts != std::floor(watts)) return FormatDouble(watts);
+  std::string digits = absl::StrCat(static_cast<int64_t>(watts));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+// The site's cooling must suit the hardware: what the server requires, and on air no rack may
+// draw more than the site can cool by air. `hardware` and `site` are already valid. A rack's draw
+// is its servers (as many as its space and power limit allow, as the model packs them) and its
+// own overhead, at the power the site provisions.
+absl::Status ValidateCoolingFitsHardware(const Hardware& hardware, const Site& site) {
+  const Cooling required = hardware.server().required_cooling();
+  if (required != COOLING_UNSPECIFIED && site.cooling() != COOLING_UNSPECIFIED &&
+      site.cooling() != required) {
+    const std::string& name = hardware.server().name();
+    return absl::FailedPreconditionError(
+        absl::StrCat("site.cooling is ", Cooling_Name(site.cooling()),
+                     " but hardware.server.required_cooling is ", Cooling_Name(required),
+                     name.empty() ? "" : absl::StrCat(" (\"", Clip(name), "\" needs it)"),
+                     ": set site.cooling to ", Cooling_Name(required)));
+  }
+  if (site.cooling() != COOLING_AIR) return absl::OkStatus();
+  const Accelerator& gpu = hardware.accelerator();
+  const Server& server = hardware.server();
+  const Rack& rack = hardware.rack();
+  const Provisioning& provisioning = site.provisioning();
+  const double server_watts =
+      server.gpus_per_server() *
+          defaults::ProvisionedWatts(gpu.tdp_watts(), gpu.measured_power_watts(), provisioning) +
+      defaults::ProvisionedWatts(server.overhead_watts(), server.measured_overhead_watts(),
+                                 provisioning);
+  // Without a rack every server is a rack of its own.
+  double servers = 1;
+  double rack_overhead = 0;
+  if (hardware.has_rack()) {
+    rack_overhead = defaults::ProvisionedWatts(rack.overhead_watts(),
+                                               rack.measured_overhead_watts(), provisioning);
+    servers = rack.max_servers_per_rack();
+    if (rack.power_limit_watts() > 0 && server_watts > 0) {
+      // At least one: a limit of exactly one server can round the quotient below 1.
+      servers = std::clamp(std::floor((rack.power_limit_watts() - rack_overhead) / server_watts),
+                           1.0, servers);
+    }
+  }
+  const double rack_watts = servers * server_watts + rack_overhead;
+  const double limit = defaults::MaxAirCooledRackWatts(site);
+  if (rack_watts <= limit) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "site.cooling is COOLING_AIR but a rack draws ", GroupedWatts(rack_watts), " W (",
+      FormatDouble(servers), " x ", GroupedWatts(server_watts), " W of hardware.server",
+      hardware.has_rack()
+          ? absl::StrCat(" + ", GroupedWatts(rack_overhead), " W of hardware.rack.overhead_watts")
+          : "",
+      "), above site.max_air_cooled_rack_watts ", GroupedWatts(limit), " W",
+      site.has_max_air_cooled_rack_watts() ? "" : " (the default)",
+      ": set site.cooling to COOLING_DIRECT_LIQUID or raise site.max_air_cooled_rack_watts"));
 }
 
 // A reader refuses a request newer than it knows; 0 (unspecified) means the current version.
@@ -613,6 +688,7 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(
       ValidateCalibration(request.hardware().calibration(), "hardware.calibration"));
   DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
+  DCPLAN_RETURN_IF_ERROR(ValidateCoolingFitsHardware(request.hardware(), request.site()));
   DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
   DCPLAN_RETURN_IF_ERROR(ValidateConstraints(request.constraints(), request.site(), "constraints"));
   DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));

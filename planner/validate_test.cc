@@ -471,6 +471,50 @@ const BadCase kBadCases[] = {
     {"AnnualPueAboveTheCoolingsDefaultPeak", Base::kMinimal,
      "site { cooling: COOLING_DIRECT_LIQUID annual_pue: 1.25 }", kPrecondition,
      "site.annual_pue must be <= pue, the design-day peak (1.2, the default), got 1.25"},
+
+    // Cooling against the hardware.
+    {"UnknownRequiredCooling", Base::kFull, "hardware { server { required_cooling: 7 } }", kInvalid,
+     "hardware.server.required_cooling must be a known Cooling value, got 7"},
+    {"ZeroAirCooledRackLimit", Base::kFull, "site { max_air_cooled_rack_watts: 0 }", kInvalid,
+     "site.max_air_cooled_rack_watts must be > 0, got 0"},
+    {"NanAirCooledRackLimit", Base::kFull, "site { max_air_cooled_rack_watts: nan }", kInvalid,
+     "site.max_air_cooled_rack_watts must be finite, got nan"},
+    {"NegativeLiquidCoolingPremium", Base::kFull,
+     "costs { liquid_cooling_premium_usd_per_it_watt: -1 }", kInvalid,
+     "costs.liquid_cooling_premium_usd_per_it_watt must be >= 0, got -1"},
+    // A server that needs liquid on an air-cooled site: both fields and values are named.
+    {"AirForAServerThatNeedsLiquid", Base::kFull,
+     "hardware { server { required_cooling: COOLING_DIRECT_LIQUID } } site { cooling: COOLING_AIR "
+     "}",
+     kPrecondition,
+     "site.cooling is COOLING_AIR but hardware.server.required_cooling is COOLING_DIRECT_LIQUID "
+     "(\"DGX H100\" needs it): set site.cooling to COOLING_DIRECT_LIQUID"},
+    {"LiquidForAServerThatNeedsAir", Base::kMinimal,
+     "hardware { server { required_cooling: COOLING_AIR } } site { cooling: COOLING_DIRECT_LIQUID "
+     "}",
+     kPrecondition,
+     "site.cooling is COOLING_DIRECT_LIQUID but hardware.server.required_cooling is COOLING_AIR: "
+     "set site.cooling to COOLING_AIR"},
+    // The fixture's full rack: 4 x (8 x 700 + 4,600) + 200 = 41,000 W, above a 40 kW air limit.
+    {"RackAboveTheSitesAirLimit", Base::kFull,
+     "site { cooling: COOLING_AIR max_air_cooled_rack_watts: 40000 }", kPrecondition,
+     "site.cooling is COOLING_AIR but a rack draws 41,000 W (4 x 10,200 W of hardware.server + "
+     "200 W of hardware.rack.overhead_watts), above site.max_air_cooled_rack_watts 40,000 W: set "
+     "site.cooling to COOLING_DIRECT_LIQUID or raise site.max_air_cooled_rack_watts"},
+    // A rack power limit of 30,800 W holds three servers: 3 x 10,200 + 200 = 30,800 W > 30 kW.
+    {"RackFilledUpToItsPowerLimitAboveTheAirLimit", Base::kFull,
+     "hardware { rack { power_limit_watts: 30800 } } site { cooling: COOLING_AIR "
+     "max_air_cooled_rack_watts: 30000 }",
+     kPrecondition, "a rack draws 30,800 W (3 x 10,200 W of hardware.server + 200 W"},
+    // A GB200 NVL72-like server with no rack is a rack of its own: 72 x 1,200 + 45,600 = 132,000 W,
+    // above the 45,000 W default.
+    {"SeventyTwoGpuServerOnAirAtTheDefaultLimit", Base::kMinimal,
+     "hardware { accelerator { tdp_watts: 1200 } server { gpus_per_server: 72 overhead_watts: "
+     "45600 } } site { cooling: COOLING_AIR }",
+     kPrecondition,
+     "site.cooling is COOLING_AIR but a rack draws 132,000 W (1 x 132,000 W of hardware.server), "
+     "above site.max_air_cooled_rack_watts 45,000 W (the default): set site.cooling to "
+     "COOLING_DIRECT_LIQUID or raise site.max_air_cooled_rack_watts"},
 };
 
 class ValidateRequestRejects : public ::testing::TestWithParam<BadCase> {};
@@ -535,6 +579,21 @@ const GoodCase kGoodCases[] = {
     {"FullMaintenance", Base::kFull, "costs { maintenance_fraction_per_year: 1 }"},
     {"FullUtilization", Base::kFull, "costs { average_utilization: 1 }"},
     {"FiftyYearHorizon", Base::kFull, "costs { horizon_years: 50 }"},
+    // Cooling: the fixture's 41,000 W rack fits the 45 kW default and a limit of exactly 41 kW.
+    {"FullRackOnAirUnderTheDefaultLimit", Base::kFull, "site { cooling: COOLING_AIR }"},
+    {"RackExactlyAtTheAirLimit", Base::kFull,
+     "site { cooling: COOLING_AIR max_air_cooled_rack_watts: 41000 }"},
+    // The air limit binds only on air.
+    {"HotRackOnLiquid", Base::kFull,
+     "site { cooling: COOLING_DIRECT_LIQUID max_air_cooled_rack_watts: 1000 }"},
+    {"HotRackWithUnspecifiedCooling", Base::kFull, "site { max_air_cooled_rack_watts: 1000 }"},
+    // An unspecified site cooling contradicts no requirement.
+    {"LiquidServerWithUnspecifiedCooling", Base::kFull,
+     "hardware { server { required_cooling: COOLING_DIRECT_LIQUID } }"},
+    {"LiquidServerOnLiquid", Base::kFull,
+     "hardware { server { required_cooling: COOLING_DIRECT_LIQUID } } site { cooling: "
+     "COOLING_DIRECT_LIQUID }"},
+    {"NoLiquidCoolingPremium", Base::kFull, "costs { liquid_cooling_premium_usd_per_it_watt: 0 }"},
 };
 
 class ValidateRequestAccepts : public ::testing::TestWithParam<GoodCase> {};

@@ -52,17 +52,72 @@ TEST(ValidateWorkload, NamesTheFieldAndValue) {
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        "workload.hidden 16385 must be divisible by workload.heads (128)"));
   EXPECT_THAT(Check("layers: 0"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "workload.layers must be >= 1, got 0"));
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload is missing layers"));
   EXPECT_THAT(Check("heads: 0"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "workload.heads must be >= 1, got 0"));
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload is missing heads"));
   EXPECT_THAT(Check("kv_heads: 3"), StatusIs(absl::StatusCode::kFailedPrecondition,
                                              HasSubstr("workload.kv_heads 3 must divide")));
   EXPECT_THAT(Check("vocab: 0"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "workload.vocab must be >= 1, got 0"));
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload is missing vocab"));
   EXPECT_THAT(Check("seq_len: 0"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "workload.seq_len must be >= 1, got 0"));
+              StatusIs(absl::StatusCode::kInvalidArgument, "workload is missing seq_len"));
   EXPECT_THAT(Check("layers: 100001"), StatusIs(absl::StatusCode::kOutOfRange,
                                                 "workload.layers must be <= 100000, got 100001"));
+}
+
+TEST(ValidateWorkload, ListsEveryMissingRequiredFieldAtOnce) {
+  // An empty workload lacks all six, listed in field order in one error.
+  EXPECT_THAT(ValidateWorkload(Workload(), "workload"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload is missing layers, hidden, heads, vocab, seq_len and a global "
+                       "batch (global_batch_tokens or global_batch_sequences)"));
+  // Two missing: joined with "and"; the path prefixes the message.
+  Workload w = With("");
+  w.clear_hidden();
+  w.clear_global_batch_tokens();
+  EXPECT_THAT(ValidateWorkload(w, "request.workload"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "request.workload is missing hidden and a global batch "
+                       "(global_batch_tokens or global_batch_sequences)"));
+  // Either batch field is enough.
+  w = With("");
+  w.clear_global_batch_tokens();
+  w.set_global_batch_sequences(2048);
+  EXPECT_THAT(ValidateWorkload(w, "workload"), IsOk());
+}
+
+TEST(ValidateWorkload, RefusesAMixtureOfExpertsAsUnimplemented) {
+  // Mixtral 8x22B's routing: 8 experts, 2 per token.
+  EXPECT_THAT(
+      Check("name: \"mixtral-8x22b\" moe { experts: 8 experts_per_token: 2 }"),
+      StatusIs(absl::StatusCode::kUnimplemented,
+               "workload.moe: mixture-of-experts models are not modelled yet (mixtral-8x22b has 8 "
+               "experts, 2 active); dense models: gpt3-175b, llama3-405b, llama3-70b, llama3-8b, "
+               "nemotron4-340b"));
+  // Unnamed, its own requirements met (DeepSeek-V3's routing): "this workload".
+  EXPECT_THAT(Check("moe { experts: 256 experts_per_token: 8 shared_experts: 1 dense_layers: 3 }"),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("(this workload has 256 experts, 8 active)")));
+}
+
+TEST(ValidateWorkload, ChecksTheMixtureOfExpertsFieldsBeforeRefusingIt) {
+  // An empty moe message counts as set and lacks its experts.
+  EXPECT_THAT(Check("moe {}"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        "workload.moe.experts must be >= 2, got 0"));
+  EXPECT_THAT(Check("moe { experts: 8 }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.moe.experts_per_token must be >= 1, got 0"));
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 9 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.moe.experts_per_token 9 must be <= workload.moe.experts (8)"));
+  // The fixture has 126 layers: 126 dense layers would leave no MoE layer.
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2 dense_layers: 126 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.moe.dense_layers 126 must be < workload.layers (126)"));
+  // Each field's own limit first, naming it.
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2000000 }"),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       "workload.moe.experts_per_token must be <= 1000000, got 2000000"));
 }
 
 TEST(ValidateWorkload, ChecksParams) {
@@ -82,7 +137,9 @@ TEST(ValidateWorkload, NeedsExactlyOneBatchSize) {
   Workload w = With("");
   w.clear_global_batch_tokens();
   EXPECT_THAT(ValidateWorkload(w, "workload"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("got neither")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload is missing a global batch (global_batch_tokens or "
+                       "global_batch_sequences)"));
   EXPECT_THAT(Check("global_batch_tokens: 1000000000001"),
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("global_batch_tokens")));
 }

@@ -1,13 +1,18 @@
 #include "proto/json_fast.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/json.h"
@@ -26,7 +31,22 @@ using google::protobuf::Reflection;
 // Printing
 // ------------------------------------------------------------------------------------------------
 
-// protobuf's SimpleDtoa: the shortest of %.15g and %.17g that reads back exactly.
+// protobuf's SimpleDtoa: the shortest of %.15g and %.17g that reads back exactly. Without printing
+// twice and reading back: the shortest digits that read back (std::to_chars, Ryu) have 15 or fewer
+// exactly when %.15g reads back, and then %.15g prints those very digits (a normal double's
+// half-ulp is under half a unit of the 15th digit, so rounding its exact value to 15 digits lands
+// on them). Subnormals, where that argument fails, take the slow way.
+void AppendDoubleSlow(double v, std::string* out) {
+  char buffer[40];
+  auto printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 15);
+  double back = 0;
+  std::from_chars(buffer, printed.ptr, back);
+  if (back != v) {
+    printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
+  }
+  out->append(buffer, static_cast<size_t>(printed.ptr - buffer));
+}
+
 void AppendDouble(double v, std::string* out) {
   if (std::isnan(v)) {
     out->append("\"NaN\"");
@@ -41,51 +61,206 @@ void AppendDouble(double v, std::string* out) {
     absl::StrAppend(out, static_cast<int64_t>(v));
     return;
   }
-  // std::to_chars with a precision is printf's %.*g, at a fraction of the cost.
-  char buffer[40];
-  auto printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 15);
-  double back = 0;
-  std::from_chars(buffer, printed.ptr, back);
-  if (back != v) {
-    printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
+  if (std::abs(v) < std::numeric_limits<double>::min()) return AppendDoubleSlow(v, out);
+  // The shortest digits, as d.ddde+XX.
+  char sci[40];
+  const auto printed = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
+  const char* p = sci;
+  const bool negative = *p == '-';
+  if (negative) ++p;
+  char digits[20];
+  int n = 0;
+  for (; *p != 'e'; ++p) {
+    if (*p != '.') digits[n++] = *p;
   }
-  out->append(buffer, static_cast<size_t>(printed.ptr - buffer));
+  int exponent = 0;
+  std::from_chars(p + (p[1] == '+' ? 2 : 1), printed.ptr, exponent);
+  if (n > 15) {
+    char buffer[40];
+    const auto wide =
+        std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
+    out->append(buffer, static_cast<size_t>(wide.ptr - buffer));
+    return;
+  }
+  // %.15g of those digits: fixed notation for exponents in [-4, 15), else d.ddde+XX; trailing
+  // zeros dropped (the shortest digits have none).
+  char text[48];
+  char* t = text;
+  if (negative) *t++ = '-';
+  if (exponent >= -4 && exponent < 15) {
+    if (exponent < 0) {
+      *t++ = '0';
+      *t++ = '.';
+      for (int i = -1; i > exponent; --i) *t++ = '0';
+      for (int i = 0; i < n; ++i) *t++ = digits[i];
+    } else {
+      for (int i = 0; i <= exponent; ++i) *t++ = i < n ? digits[i] : '0';
+      if (n > exponent + 1) {
+        *t++ = '.';
+        for (int i = exponent + 1; i < n; ++i) *t++ = digits[i];
+      }
+    }
+  } else {
+    *t++ = digits[0];
+    if (n > 1) {
+      *t++ = '.';
+      for (int i = 1; i < n; ++i) *t++ = digits[i];
+    }
+    *t++ = 'e';
+    *t++ = exponent < 0 ? '-' : '+';
+    const int e = exponent < 0 ? -exponent : exponent;
+    if (e >= 100) *t++ = static_cast<char>('0' + e / 100);
+    *t++ = static_cast<char>('0' + e / 10 % 10);
+    *t++ = static_cast<char>('0' + e % 10);
+  }
+  out->append(text, static_cast<size_t>(t - text));
+}
+
+// How the printer handles one field, worked out once per message type.
+enum class Kind : uint8_t {
+  kMessage,
+  kDouble,
+  kInt32,
+  kUInt32,
+  kInt64,
+  kUInt64,
+  kBool,
+  kEnum,
+  kString,
+  kDecline,  // maps, bytes and floats: left to protobuf
+};
+
+struct MessageLayout;
+
+struct FieldLayout {
+  const FieldDescriptor* field;
+  Kind kind;
+  bool repeated;
+  bool map;
+  // "name": (indented) and "name": (compact), with the quotes.
+  std::string key_indented;
+  std::string key_compact;
+  const MessageLayout* message = nullptr;  // kMessage
+  // kEnum: the quoted names of the values numbered 0 .. size - 1 (empty where none); other
+  // numbers are looked up.
+  std::vector<std::string> enum_names;
+};
+
+// A message type's fields in protobuf's order: those outside any oneof in declaration order
+// (`plain`), then the members of oneofs, proto3 `optional` ones included, by field number (`oneof`;
+// printed when set). protobuf's default-value writer lays out the first kind up front and appends
+// the second as their values arrive.
+struct MessageLayout {
+  std::vector<FieldLayout> plain;
+  std::vector<FieldLayout> oneof;
+  // For the parser: each field by its name and by its lowerCamelCase json_name (the name first, as
+  // Descriptor::FindFieldByName, then the first field whose json_name it is).
+  absl::flat_hash_map<std::string, const FieldLayout*> by_name;
+};
+
+Kind KindOf(const FieldDescriptor* f) {
+  if (f->is_map()) return Kind::kDecline;
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      return Kind::kMessage;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return Kind::kDouble;
+    case FieldDescriptor::CPPTYPE_INT32:
+      return Kind::kInt32;
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return Kind::kUInt32;
+    case FieldDescriptor::CPPTYPE_INT64:
+      return Kind::kInt64;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return Kind::kUInt64;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return Kind::kBool;
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return Kind::kEnum;
+    case FieldDescriptor::CPPTYPE_STRING:
+      return f->type() == FieldDescriptor::TYPE_BYTES ? Kind::kDecline : Kind::kString;
+    default:  // float
+      return Kind::kDecline;
+  }
+}
+
+// The layouts of every message type met so far, built on first use and kept for the life of the
+// process (descriptors live as long). The layout follows the descriptor, so a field added to a
+// .proto is printed (or declined) with no change here.
+class Layouts {
+ public:
+  const MessageLayout* For(const Descriptor* d) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return BuildLocked(d);
+  }
+
+ private:
+  const MessageLayout* BuildLocked(const Descriptor* d) {
+    auto it = layouts_.find(d);
+    if (it != layouts_.end()) return it->second.get();
+    MessageLayout* layout = (layouts_[d] = std::make_unique<MessageLayout>()).get();
+    for (int i = 0; i < d->field_count(); ++i) {
+      const FieldDescriptor* f = d->field(i);
+      FieldLayout fl;
+      fl.field = f;
+      fl.kind = KindOf(f);
+      fl.repeated = f->is_repeated();
+      fl.map = f->is_map();
+      fl.key_indented = absl::StrCat("\"", f->name(), "\": ");
+      fl.key_compact = absl::StrCat("\"", f->name(), "\":");
+      if (fl.kind == Kind::kMessage) fl.message = BuildLocked(f->message_type());
+      if (fl.kind == Kind::kEnum) {
+        const google::protobuf::EnumDescriptor* e = f->enum_type();
+        int size = 0;
+        for (int k = 0; k < e->value_count(); ++k) {
+          const int number = e->value(k)->number();
+          if (number >= 0 && number < 256) size = std::max(size, number + 1);
+        }
+        fl.enum_names.resize(static_cast<size_t>(size));
+        for (int number = 0; number < size; ++number) {
+          const EnumValueDescriptor* v = e->FindValueByNumber(number);
+          if (v != nullptr) fl.enum_names[number] = absl::StrCat("\"", v->name(), "\"");
+        }
+      }
+      (f->containing_oneof() != nullptr ? layout->oneof : layout->plain).push_back(std::move(fl));
+    }
+    std::sort(layout->oneof.begin(), layout->oneof.end(),
+              [](const FieldLayout& a, const FieldLayout& b) {
+                return a.field->number() < b.field->number();
+              });
+    std::vector<const FieldLayout*> in_order(static_cast<size_t>(d->field_count()));
+    for (const auto* list : {&layout->plain, &layout->oneof}) {
+      for (const FieldLayout& f : *list) in_order[static_cast<size_t>(f.field->index())] = &f;
+    }
+    for (const FieldLayout* f : in_order) layout->by_name.emplace(f->field->name(), f);
+    for (const FieldLayout* f : in_order) layout->by_name.emplace(f->field->json_name(), f);
+    return layout;
+  }
+
+  std::mutex mu_;
+  std::unordered_map<const Descriptor*, std::unique_ptr<MessageLayout>> layouts_;
+};
+
+Layouts& AllLayouts() {
+  static Layouts* layouts = new Layouts;
+  return *layouts;
 }
 
 class Printer {
  public:
   Printer(bool indent, std::string* out) : indent_(indent), out_(out) {}
 
-  // Fields in protobuf's order: those outside any oneof in declaration order, then the members of
-  // oneofs, proto3 `optional` ones included, that are set, by field number (protobuf's
-  // default-value writer lays out the first kind up front and appends the second as their values
-  // arrive).
-  bool PrintMessage(const Message& m, int depth) {
-    const Descriptor* d = m.GetDescriptor();
+  bool PrintMessage(const Message& m, const MessageLayout& layout, int depth) {
     const Reflection* r = m.GetReflection();
     out_->push_back('{');
     bool first = true;
-    for (int i = 0; i < d->field_count(); ++i) {
-      const FieldDescriptor* f = d->field(i);
-      if (f->containing_oneof() != nullptr) continue;
-      if (f->message_type() != nullptr && !f->is_repeated() && !r->HasField(m, f)) continue;
+    for (const FieldLayout& f : layout.plain) {
+      if (f.kind == Kind::kMessage && !f.repeated && !r->HasField(m, f.field)) continue;
       if (!PrintField(m, r, f, depth, &first)) return false;
     }
-    if (d->oneof_decl_count() > 0) {
-      int previous = 0;
-      while (true) {
-        const FieldDescriptor* next = nullptr;
-        for (int i = 0; i < d->field_count(); ++i) {
-          const FieldDescriptor* f = d->field(i);
-          if (f->containing_oneof() == nullptr || f->number() <= previous || !r->HasField(m, f)) {
-            continue;
-          }
-          if (next == nullptr || f->number() < next->number()) next = f;
-        }
-        if (next == nullptr) break;
-        if (!PrintField(m, r, next, depth, &first)) return false;
-        previous = next->number();
-      }
+    for (const FieldLayout& f : layout.oneof) {
+      if (!r->HasField(m, f.field)) continue;
+      if (!PrintField(m, r, f, depth, &first)) return false;
     }
     if (!first) NewLine(depth);
     out_->push_back('}');
@@ -93,17 +268,15 @@ class Printer {
   }
 
  private:
-  bool PrintField(const Message& m, const Reflection* r, const FieldDescriptor* f, int depth,
+  bool PrintField(const Message& m, const Reflection* r, const FieldLayout& f, int depth,
                   bool* first) {
-    if (f->is_map()) return false;
+    if (f.map) return false;
     if (!*first) out_->push_back(',');
     *first = false;
     NewLine(depth + 1);
-    out_->push_back('"');
-    out_->append(f->name());
-    out_->append(indent_ ? "\": " : "\":");
-    if (!f->is_repeated()) return PrintValue(m, r, f, -1, depth + 1);
-    const int n = r->FieldSize(m, f);
+    out_->append(indent_ ? f.key_indented : f.key_compact);
+    if (!f.repeated) return PrintValue(m, r, f, -1, depth + 1);
+    const int n = r->FieldSize(m, f.field);
     out_->push_back('[');
     for (int j = 0; j < n; ++j) {
       if (j > 0) out_->push_back(',');
@@ -122,34 +295,41 @@ class Printer {
   }
 
   // Field `f` of `m` (element `index` when repeated, else -1).
-  bool PrintValue(const Message& m, const Reflection* r, const FieldDescriptor* f, int index,
+  bool PrintValue(const Message& m, const Reflection* r, const FieldLayout& fl, int index,
                   int depth) {
+    const FieldDescriptor* f = fl.field;
     const bool rep = index >= 0;
-    switch (f->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_MESSAGE:
-        return PrintMessage(rep ? r->GetRepeatedMessage(m, f, index) : r->GetMessage(m, f), depth);
-      case FieldDescriptor::CPPTYPE_DOUBLE:
+    switch (fl.kind) {
+      case Kind::kMessage:
+        return PrintMessage(rep ? r->GetRepeatedMessage(m, f, index) : r->GetMessage(m, f),
+                            *fl.message, depth);
+      case Kind::kDouble:
         AppendDouble(rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f), out_);
         return true;
-      case FieldDescriptor::CPPTYPE_INT32:
+      case Kind::kInt32:
         absl::StrAppend(out_, rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f));
         return true;
-      case FieldDescriptor::CPPTYPE_UINT32:
+      case Kind::kUInt32:
         absl::StrAppend(out_, rep ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f));
         return true;
-      case FieldDescriptor::CPPTYPE_INT64:
+      case Kind::kInt64:
         absl::StrAppend(out_, "\"", rep ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f),
                         "\"");
         return true;
-      case FieldDescriptor::CPPTYPE_UINT64:
+      case Kind::kUInt64:
         absl::StrAppend(out_, "\"", rep ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f),
                         "\"");
         return true;
-      case FieldDescriptor::CPPTYPE_BOOL:
+      case Kind::kBool:
         out_->append((rep ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f)) ? "true" : "false");
         return true;
-      case FieldDescriptor::CPPTYPE_ENUM: {
+      case Kind::kEnum: {
         const int number = rep ? r->GetRepeatedEnumValue(m, f, index) : r->GetEnumValue(m, f);
+        if (number >= 0 && static_cast<size_t>(number) < fl.enum_names.size() &&
+            !fl.enum_names[number].empty()) {
+          out_->append(fl.enum_names[number]);
+          return true;
+        }
         const EnumValueDescriptor* v = f->enum_type()->FindValueByNumber(number);
         if (v == nullptr) {
           absl::StrAppend(out_, number);
@@ -158,16 +338,16 @@ class Printer {
         }
         return true;
       }
-      case FieldDescriptor::CPPTYPE_STRING: {
-        if (f->type() == FieldDescriptor::TYPE_BYTES) return false;
+      case Kind::kString: {
         std::string scratch;
         const std::string& s = rep ? r->GetRepeatedStringReference(m, f, index, &scratch)
                                    : r->GetStringReference(m, f, &scratch);
         return AppendProtobufJsonString(s, out_);
       }
-      default:  // float
+      case Kind::kDecline:
         return false;
     }
+    return false;
   }
 
   const bool indent_;
@@ -184,9 +364,9 @@ class Parser {
  public:
   explicit Parser(absl::string_view json) : p_(json.data()), end_(json.data() + json.size()) {}
 
-  bool ParseDocument(Message* m) {
+  bool ParseDocument(Message* m, const MessageLayout& layout) {
     SkipSpace();
-    if (!ParseObject(m, 0)) return false;
+    if (!ParseObject(m, layout, 0)) return false;
     SkipSpace();
     return p_ == end_;
   }
@@ -260,52 +440,63 @@ class Parser {
     return true;
   }
 
-  bool ParseObject(Message* m, int depth) {
+  bool ParseObject(Message* m, const MessageLayout& layout, int depth) {
     if (depth > kMaxDepth || !Consume('{')) return false;
     const Descriptor* d = m->GetDescriptor();
     const Reflection* r = m->GetReflection();
-    std::vector<bool> seen(static_cast<size_t>(d->field_count()), false);
+    // The fields seen so far, by index: on the stack for up to 256 fields.
+    constexpr size_t kOnStack = 256;
+    bool seen_here[kOnStack] = {};
+    std::vector<bool> seen_beyond;
+    const size_t field_count = static_cast<size_t>(d->field_count());
+    if (field_count > kOnStack) seen_beyond.assign(field_count, false);
+    auto seen = [&](size_t i) -> bool { return i < kOnStack ? seen_here[i] : seen_beyond[i]; };
     if (Consume('}')) return true;
     do {
       absl::string_view key;
       if (!ParsePlainString(&key) || !Consume(':')) return false;
-      const std::string name(key);
-      const FieldDescriptor* f = d->FindFieldByName(name);
-      for (int i = 0; f == nullptr && i < d->field_count(); ++i) {
-        if (d->field(i)->json_name() == name) f = d->field(i);  // lowerCamelCase
-      }
-      if (f == nullptr || f->is_map()) return false;
+      const auto found = layout.by_name.find(key);
+      if (found == layout.by_name.end()) return false;
+      const FieldLayout& fl = *found->second;
+      const FieldDescriptor* f = fl.field;
+      if (fl.map) return false;
       const size_t index = static_cast<size_t>(f->index());
-      if (seen[index]) return false;
-      seen[index] = true;
+      if (seen(index)) return false;
+      if (index < kOnStack) {
+        seen_here[index] = true;
+      } else {
+        seen_beyond[index] = true;
+      }
       if (const auto* oneof = f->real_containing_oneof()) {
         for (int i = 0; i < oneof->field_count(); ++i) {
-          if (oneof->field(i) != f && seen[static_cast<size_t>(oneof->field(i)->index())]) {
+          if (oneof->field(i) != f && seen(static_cast<size_t>(oneof->field(i)->index()))) {
             return false;
           }
         }
       }
-      if (f->is_repeated()) {
+      if (fl.repeated) {
         if (!Consume('[')) return false;
         if (!Consume(']')) {
           do {
-            if (!ParseValue(m, r, f, depth)) return false;
+            if (!ParseValue(m, r, fl, depth)) return false;
           } while (Consume(','));
           if (!Consume(']')) return false;
         }
-      } else if (!ParseValue(m, r, f, depth)) {
+      } else if (!ParseValue(m, r, fl, depth)) {
         return false;
       }
     } while (Consume(','));
     return Consume('}');
   }
 
-  // One value of field `f` (an element when repeated).
-  bool ParseValue(Message* m, const Reflection* r, const FieldDescriptor* f, int depth) {
-    const bool rep = f->is_repeated();
+  // One value of field `fl` (an element when repeated).
+  bool ParseValue(Message* m, const Reflection* r, const FieldLayout& fl, int depth) {
+    const FieldDescriptor* f = fl.field;
+    const bool rep = fl.repeated;
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_MESSAGE:
-        return ParseObject(rep ? r->AddMessage(m, f) : r->MutableMessage(m, f), depth + 1);
+        return ParseObject(rep ? r->AddMessage(m, f) : r->MutableMessage(m, f), *fl.message,
+                           depth + 1);
       case FieldDescriptor::CPPTYPE_DOUBLE: {
         double v;
         SkipSpace();
@@ -325,10 +516,11 @@ class Parser {
           absl::string_view token;
           bool integer;
           if (!ParseNumberToken(&token, &integer)) return false;
-          const std::string text(token);
-          char* stop = nullptr;
-          v = std::strtod(text.c_str(), &stop);
-          if (stop != text.c_str() + text.size() || std::isinf(v)) return false;
+          // Correctly rounded, as strtod; out of range (either way) is declined.
+          const auto read = std::from_chars(token.data(), token.data() + token.size(), v);
+          if (read.ec != std::errc() || read.ptr != token.data() + token.size() || std::isinf(v)) {
+            return false;
+          }
           // protobuf reads "-0" as +0 and long integers its own way: its call.
           if ((v == 0 && std::signbit(v)) || (integer && token.size() > 15)) return false;
         }
@@ -428,7 +620,8 @@ class Parser {
 bool PrintJsonFast(const Message& message, bool indent, std::string* out) {
   const size_t size = out->size();
   Printer printer(indent, out);
-  if (printer.PrintMessage(message, 0)) return true;
+  const MessageLayout* layout = AllLayouts().For(message.GetDescriptor());
+  if (printer.PrintMessage(message, *layout, 0)) return true;
   out->resize(size);
   return false;
 }
@@ -436,7 +629,7 @@ bool PrintJsonFast(const Message& message, bool indent, std::string* out) {
 bool ParseJsonFast(absl::string_view json, Message* message) {
   message->Clear();
   Parser parser(json);
-  return parser.ParseDocument(message);
+  return parser.ParseDocument(message, *AllLayouts().For(message->GetDescriptor()));
 }
 
 }  // namespace dcplan

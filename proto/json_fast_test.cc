@@ -1,6 +1,7 @@
 #include "proto/json_fast.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -211,6 +212,38 @@ TEST(JsonFast, PrintsDoublesInTheShortestFormThatReadsBack) {
   EXPECT_NE(out.find("\"facility_power_watts\":45900000,"), std::string::npos) << out;
   EXPECT_NE(out.find("\"pue\":1e+15,"), std::string::npos) << out;
   ExpectSameAsProtobuf(p);
+}
+
+TEST(JsonFast, PrintsEveryKindOfDoubleAsProtobufDoes) {
+  // Random bit patterns (every exponent, subnormals included), decimals of 1 to 17 digits at every
+  // scale, and whole numbers around 10^15 and 2^53: each printed by both, one field at a time.
+  std::mt19937_64 rng(22);
+  PowerBreakdown p;
+  for (int i = 0; i < 30000; ++i) {
+    double v;
+    switch (i % 3) {
+      case 0: {
+        const uint64_t bits = rng();
+        std::memcpy(&v, &bits, sizeof(v));
+        break;
+      }
+      case 1: {
+        const int digits = 1 + static_cast<int>(rng() % 17);
+        const double mantissa = static_cast<double>(rng() % 100000000000000000ULL);
+        v = std::round(mantissa / std::pow(10.0, 17 - digits)) *
+            std::pow(10.0, static_cast<int>(rng() % 60) - 30);
+        break;
+      }
+      default:
+        v = std::ldexp(static_cast<double>(rng() % 4096), 40 + static_cast<int>(rng() % 14)) +
+            static_cast<double>(rng() % 3) * 0.5;
+        break;
+    }
+    p.set_pue(v);
+    std::string fast;
+    ASSERT_TRUE(PrintJsonFast(p, false, &fast));
+    ASSERT_EQ(fast, ProtobufJson(p, false)) << v;
+  }
 }
 
 TEST(JsonFast, DeclinesWhatItCannotTakeWithCertainty) {

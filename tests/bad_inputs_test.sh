@@ -71,7 +71,7 @@ bad "scale empty size" 1 'dcplan: --gpus: expected a count such as 16M, got ""' 
 bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, scale, sweep, compare, validate, convert, train, serve, presets' fly
 bad "stray argument" 2 'dcplan: unexpected argument "extra" (flags are --name=value)' fit extra
 bad "unknown flag" 2 "dcplan: unknown flag --powr; did you mean --power? (dcplan help COMMAND lists a command's flags)" fit --powr=5MW
-bad "substation cap without a substation" 1 'dcplan: --power_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at; e.g. --set=site.substation.transformer_rating_va=100MVA)' fit --power_at=substation
+bad "substation cap without a substation" 1 'dcplan: --power_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at: give site.substation.transformer_rating_va, e.g. 100MVA)' fit --power_at=substation
 bad "no cap" 1 "dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, a rated site.substation, or site.max_buildings with site.building.critical_it_power_watts (flags: --power=50MW, --budget='\$2B', --max_gpus=N)" fit --preset=seed
 # Flags the rest of the request makes meaningless: errors naming both, never ignored.
 bad "budget with nothing priced" 1 'dcplan: --budget is 1000000 but nothing in the request has a price, so the budget caps nothing: set hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0' fit --preset=seed --budget=1M

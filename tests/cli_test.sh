@@ -63,6 +63,8 @@ check "zero note" True "$(json_get "$TMP/zero.json" "'no GPUs fit' in p['notes']
 expect_error "negative power" "--power must be >= 0, got -5e+06" fit --power=-5MW
 expect_error "pue below 1" "--pue must be >= 1.0, got 0.9" fit --pue=0.9 --power=50MW
 expect_error "unknown preset" 'unknown preset "h900"' fit --preset=h900
+# An NVL72 rack is liquid-cooled (hardware.server.required_cooling): air is refused, naming both.
+expect_error "gb200 on air" '--cooling is COOLING_AIR but hardware.server.required_cooling is COOLING_DIRECT_LIQUID ("GB200 NVL72 (one rack, one NVLink domain)" needs it): set --cooling to COOLING_DIRECT_LIQUID' fit --preset=gb200-nvl72 --cooling=air --power=50MW
 expect_error "wrong dimension" 'expected a power such as 50MW, got "50MWh"' fit --power=50MWh
 expect_error "bad format" "--format must be one of" fit --format=xml --power=1MW
 expect_error "no cap" "no cap to solve under" fit --preset=seed
@@ -130,5 +132,39 @@ check "measured provisioning named" PROVISIONING_BASIS_MEASURED \
 expect_error "a margin without measured provisioning" \
   "--provisioning_margin has no effect: power is provisioned for the nameplate" \
   fit --preset=h100-dgx --power=50MW --provisioning_margin=0.1
+
+# --- Assumptions a planner can see and own -------------------------------------------------------
+# h100-dgx at 100 MW: the table names cooling, both PUEs and provisioning, none of them the user's.
+"$DCPLAN" fit --preset=h100-dgx --power=100MW > "$TMP/ledger.txt"
+for path in site.cooling site.pue site.annual_pue site.provisioning.basis; do
+  line=$(grep -E "^  $path " "$TMP/ledger.txt")
+  if [[ -n "$line" && "$line" != *user-set* ]]; then pass "ledger names $path"; else fail "ledger $path: [$line]"; fi
+done
+"$DCPLAN" fit --preset=h100-dgx --power=100MW --set=site.pue=1.2 > "$TMP/ledger2.txt"
+check "after --set the PUE is the user's" 1 "$(grep -cE '^  site.pue +1.2 +user-set' "$TMP/ledger2.txt")"
+# Every figure the plan rests on has a source.
+"$DCPLAN" fit --preset=h100-dgx --power=100MW --format=json > "$TMP/ledger.json"
+check "every assumption has a source" 0 \
+  "$(json_get "$TMP/ledger.json" "sum(1 for a in p['assumptions'] if not a.get('source'))")"
+check "preset figures cite SOURCES.md" True \
+  "$(json_get "$TMP/ledger.json" "all('SOURCES.md#' in a['source'] for a in p['assumptions'] if a.get('origin') in ('ORIGIN_PRESET','ORIGIN_ESTIMATE'))")"
+# compare says which site assumptions differ.
+"$DCPLAN" compare --presets=h100-dgx,gb200-nvl72 --power=100MW > "$TMP/compare.txt"
+check "compare shows differing cooling" 1 "$(grep -cE '^  site.cooling +(direct_liquid|air) +(direct_liquid|air)' "$TMP/compare.txt")"
+"$DCPLAN" compare --presets=h100-dgx,b200-dgx --power=100MW --cooling=liquid > "$TMP/compare2.txt"
+check "compare --cooling sets it for all" 0 "$(grep -c 'site.cooling' "$TMP/compare2.txt")"
+# --set, the new aliases and errors in the user's words.
+"$DCPLAN" fit --preset=h100-dgx --power=50MW --gpu_price='$35K' --wacc=10% --facility_cost='$12/W' \
+  --it_life=6 --format=json > "$TMP/aliases.json"
+# In path order: facility cost, IT life, WACC, GPU price.
+check "aliases reach their fields" "12 6 0.1 35000" "$(json_get "$TMP/aliases.json" "' '.join('%g' % a['value'] for a in sorted(p['assumptions'], key=lambda a: a['path']) if a['path'] in ('hardware.accelerator.price_usd','costs.wacc','costs.facility_usd_per_it_watt','costs.it_life_years'))")"
+expect_error "--set error names the path" "--set=site.pue must be >= 1.0, got 0.9" fit --power=50MW --set=site.pue=0.9
+expect_error "an unknown path suggests the nearest" 'did you mean site.pue?' fit --power=50MW --set=site.peu=1.2
+expect_error "a flag of another command" "fit does not use --gpus" fit --power=50MW --gpus=8
+expect_error "train takes no site flags" "train does not use --pue" train --gpus=8 --model=llama3-8b --pue=1.2
+expect_error "no cap names the flags" "(flags: --power=50MW, --budget='\$2B', --max_gpus=N)" fit --preset=seed
+# The 150 MW H100 plan names the network tier that stops it, and its cost.
+"$DCPLAN" fit --preset=h100-dgx --power=150MW > "$TMP/tier.txt"
+check "the next step is a 4th network tier" 1 "$(grep -c '^note: what stops the next server is the step it needs: one more server needs a 4th network tier: +4.3 MW' "$TMP/tier.txt")"
 
 finish cli_test

@@ -194,6 +194,20 @@ class Generator {
     if (Chance(0.8)) site->set_pue(Chance(0.1) ? Pick({1.0, 5.0}) : Uniform(1.0, 2.5));
     if (Chance(0.4))
       site->set_cooling(Pick({COOLING_UNSPECIFIED, COOLING_AIR, COOLING_DIRECT_LIQUID}));
+    // A rack above the air limit needs liquid (planner/validate.cc): on air, the site's limit holds
+    // the rack (exactly, sometimes); otherwise it is any limit.
+    if (site->cooling() == COOLING_AIR && rack_watts > 45000) {
+      site->set_max_air_cooled_rack_watts(Chance(0.1) ? rack_watts
+                                                      : rack_watts * Uniform(1.0, 1.5));
+    } else if (Chance(0.2)) {
+      site->set_max_air_cooled_rack_watts(LogUniform(1e3, 1e6));
+      if (site->cooling() == COOLING_AIR && rack_watts > site->max_air_cooled_rack_watts()) {
+        site->set_max_air_cooled_rack_watts(rack_watts);
+      }
+    }
+    // The cooling the server needs: none, or the site's own.
+    if (site->cooling() != COOLING_UNSPECIFIED && Chance(0.3))
+      srv->set_required_cooling(site->cooling());
     if (Chance(0.3)) {
       // At most the design-day PUE in effect.
       const double peak = site->has_pue()                            ? site->pue()
@@ -320,6 +334,10 @@ std::string Encoded(const Plan& plan, Encoding encoding) {
   return s.ok() ? *s : s.status().ToString();
 }
 
+bool max_compute_objective(const PlanRequest& r) {
+  return r.constraints().objective() == OBJECTIVE_MAX_REALIZED_COMPUTE;
+}
+
 TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
   const int count = RequestCount();
   Generator gen(/*seed=*/20261202);
@@ -332,7 +350,11 @@ TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
       google::protobuf::TextFormat::PrintToString(request, &text);
       return absl::StrCat("request #", i, ":\n", text);
     };
-    const absl::StatusOr<Plan> plan = SolvePlan(request);
+    // The assumptions ledger re-solves once per input (~50 solves): every 100th request carries
+    // it, every request the marginal values and the next step.
+    ExplainOptions explain;
+    explain.assumptions = explain.influence = i % 100 == 0;
+    const absl::StatusOr<Plan> plan = SolvePlan(request, explain);
     if (!plan.ok()) {
       ++failures;
       ADD_FAILURE() << "a generated valid request failed: " << plan.status() << "\n" << describe();
@@ -350,8 +372,25 @@ TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
       continue;
     }
 
+    // A cap's marginal value is never negative when the objective is GPUs: more never fits fewer.
+    if (!max_compute_objective(request)) {
+      if (plan->marginal().gpus_per_megawatt() < 0 || plan->marginal().gpus_per_100m_usd() < 0) {
+        ++failures;
+        ADD_FAILURE() << "a negative marginal value: " << plan->marginal().ShortDebugString()
+                      << "\n"
+                      << describe();
+      }
+    }
+    // Every ledger entry has a source and a known origin.
+    for (const Assumption& a : plan->assumptions()) {
+      if (a.source().empty() || a.origin() == ORIGIN_UNSPECIFIED || a.influence() < 0) {
+        ++failures;
+        ADD_FAILURE() << "ledger entry " << a.ShortDebugString() << "\n" << describe();
+      }
+    }
+
     // The same input gives byte-identical output, in every encoding.
-    const absl::StatusOr<Plan> again = SolvePlan(request);
+    const absl::StatusOr<Plan> again = SolvePlan(request, explain);
     ASSERT_TRUE(again.ok()) << again.status();
     for (Encoding e : {Encoding::kBinary, Encoding::kText, Encoding::kJson}) {
       if (e == Encoding::kJson && i % 10 != 0) continue;  // the slowest printer: every 10th
@@ -364,7 +403,9 @@ TEST(PlannerProperties, HoldForEveryGeneratedValidRequest) {
     // More power or more budget never gives fewer GPUs (nor, maximizing compute, less compute).
     const bool max_compute = request.constraints().objective() == OBJECTIVE_MAX_REALIZED_COMPUTE;
     auto check_more = [&](const char* what, const PlanRequest& more) {
-      const absl::StatusOr<Plan> bigger = SolvePlan(more);
+      ExplainOptions none;
+      none.assumptions = none.influence = none.marginal = none.next_step = false;
+      const absl::StatusOr<Plan> bigger = SolvePlan(more, none);
       if (!bigger.ok()) {
         ++failures;
         ADD_FAILURE() << "with more " << what << ": " << bigger.status() << "\n" << describe();

@@ -377,11 +377,30 @@ def main():
         set_input(browser, 'pue-input', '0.9')
         error = browser.wait_for('document.getElementById("error").innerText.includes("site.pue") && '
                                  'document.getElementById("error").innerText')
-        check('PUE 0.9 shows the server\'s error inline', bool(error) and 'site.pue must be >= 1.0, got 0.9' in error,
-              repr(error))
+        # The server's message, in the page's words for the field (its path travels as `field`),
+        # and the PUE control itself marked invalid.
+        check('PUE 0.9 shows the server\'s error inline, named as the page names it',
+              bool(error) and 'PUE must be >= 1.0, got 0.9 (site.pue)' in error, repr(error))
+        check('the PUE control is marked invalid',
+              browser.evaluate('document.getElementById("pue-input").getAttribute("aria-invalid")') == 'true')
         set_input(browser, 'pue-input', '1.55')
         cleared = browser.wait_for('document.getElementById("error").innerText === ""')
         check('a valid PUE clears the error', bool(cleared))
+        check('and the mark', browser.evaluate(
+            'document.getElementById("pue-input").getAttribute("aria-invalid")') is None)
+        # The assumptions ledger: the plan's inputs with where they came from; the power cap is the
+        # user's (typed on the page), the cooling the preset's.
+        browser.evaluate('document.getElementById("assumptions-box").open = true')
+        ledger = browser.wait_for(
+            'document.querySelector("#assumptions tr[data-path=\'site.cooling\']") && '
+            'document.getElementById("assumptions").innerText')
+        check('the page shows the assumptions ledger', bool(ledger) and 'site.pue' in ledger and
+              'site.annual_pue' in ledger and 'site.provisioning.basis' in ledger, repr(ledger)[:300])
+        power_row = browser.evaluate(
+            'document.querySelector("#assumptions tr[data-path=\'constraints.power_cap_watts\']")'
+            '.innerText')
+        check('the power cap is marked as the user\'s', 'you' in (power_row or ''), repr(power_row))
+        browser.evaluate('document.getElementById("assumptions-box").open = false')
         browser.drain_events()
         bad_pue_to = len(browser.events)
 

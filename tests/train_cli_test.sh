@@ -91,7 +91,7 @@ grep -q "goodput       92.3% of wall time" "$TMP/llama.txt" && pass "table shows
 "$DCPLAN" train "${LLAMA[@]}" --seq_len=131072 --global_batch=128 --cp=16 --dp=8 --format=json > "$TMP/long.json"
 check "long exit" 0 $?
 check "long cp" 16 "$(json_get "$TMP/long.json" "p['cp']")"
-expect_error "cp must divide the sequence" "--cp 3 must divide workload.seq_len (8192)" \
+expect_error "cp must divide the sequence" "--cp 3 must divide --seq_len (8192)" \
   train --gpus=24 "${SHAPE[@]}" --cp=3
 expect_error "bad software" "--software must be one of megatron_2021, megatron_2022, current; got \"2019\"" \
   train --gpus=8 "${SHAPE[@]}" --software=2019
@@ -157,7 +157,7 @@ check "fit realized = GPUs x peak x MFU" True "$(json_get "$TMP/fit.json" \
 grep -q "training: gpt3-175b" "$TMP/fit.txt" && pass "fit table has training" || fail "fit table: $(cat "$TMP/fit.txt")"
 
 # --- Bad workloads: one clear line, non-zero exit ----------------------------------------------
-expect_error "hidden not divisible by heads" "--hidden 16385 must be divisible by workload.heads (128)" \
+expect_error "hidden not divisible by heads" "--hidden 16385 must be divisible by --heads (128)" \
   train --gpus=8192 "${SHAPE[@]}" --hidden=16385
 expect_error "product is not the GPU count" "tp x cp x pp x dp = 8 x 1 x 16 x 32 = 4096 must equal the GPU count 8192" \
   train --gpus=8192 "${SHAPE[@]}" --tp=8 --pp=16 --dp=32
@@ -168,13 +168,38 @@ expect_error "one size only" "train takes one cluster size" train --gpus=8,16 "$
 expect_error "needs a workload" "train needs a workload" train --gpus=8
 expect_error "bad count" "--layers: expected a number (a count such as 8, 16K or 16Mi), got \"many\"" train --gpus=8 "${SHAPE[@]}" --layers=many
 expect_error "bad recompute" "--recompute must be one of none, selective, full, partial; got \"sometimes\"" train --gpus=8 "${SHAPE[@]}" --recompute=sometimes
-expect_error "missing batch" "set exactly one of global_batch_tokens and global_batch_sequences" \
+expect_error "missing batch" "workload is missing a global batch (global_batch_tokens or global_batch_sequences)" \
   train --gpus=8 --layers=2 --hidden=64 --heads=4 --vocab=100 --seq_len=64
 expect_error "no hbm on the seed" "a workload needs hardware.accelerator.hbm_bytes" \
   train --preset=seed --gpus=8 "${SHAPE[@]}"
 expect_error "missing workload file" "--workload:" train --gpus=8 --workload="$TMP/none.textproto"
 expect_error "fit too small for the model" "fits in no parallel configuration" \
   fit --power=50MW --max_gpus=8 --workload="$TMP/gpt3.textproto"
+
+# --- Model presets -------------------------------------------------------------------------------
+# --model=llama3-405b is the published shape (Dubey et al. 2024: 126 layers, hidden 16,384, 128
+# heads with 8 KV heads, SwiGLU FFN 53,248, vocabulary 128,256, 8,192-token sequences, 2,048
+# sequences a step, 15.6T tokens, untied embeddings): the same plan as those flags by hand.
+"$DCPLAN" train --model=llama3-405b --gpus=16384 --format=json > "$TMP/model.json"
+check "train --model exit" 0 $?
+"$DCPLAN" train --gpus=16384 --layers=126 --hidden=16384 --heads=128 --kv_heads=8 --ffn_hidden=53248 \
+  --gated_mlp=true --vocab=128256 --seq_len=8192 --global_batch_sequences=2048 --params=405e9 \
+  --train_tokens=15.6T --set=workload.untied_embeddings=true --set=workload.name=llama3-405b \
+  --format=json > "$TMP/hand.json"
+check "the same plan as the flags by hand" "" \
+  "$(python3 -c "import json; a=json.load(open('$TMP/model.json')); b=json.load(open('$TMP/hand.json')); print('' if a==b else 'differ')")"
+check "model preset MFU" "$(json_get "$TMP/hand.json" "round(p['mfu'], 6)")" "$(json_get "$TMP/model.json" "round(p['mfu'], 6)")"
+"$DCPLAN" presets --models > "$TMP/models.txt"
+check "presets --models lists llama3-70b" 1 "$(grep -c '^llama3-70b ' "$TMP/models.txt")"
+expect_error "unknown model" 'unknown model "llama9"' train --gpus=8 --model=llama9
+expect_error "MoE models say they are not modelled yet" "mixture-of-experts models are not modelled yet" \
+  train --gpus=64 --model=mixtral-8x22b
+expect_error "model and workload" "--model and --workload both name the training job" \
+  train --gpus=8 --model=llama3-8b --workload="$TMP/gpt3.textproto"
+# fit with a workload maximises realized compute unless told otherwise, and says so in the ledger.
+"$DCPLAN" fit --preset=h100-dgx --power=5MW --model=llama3-8b --format=json > "$TMP/fitmodel.json"
+check "fit with a model maximises realized compute" OBJECTIVE_MAX_REALIZED_COMPUTE \
+  "$(json_get "$TMP/fitmodel.json" "[a['text_value'] for a in p['assumptions'] if a['path']=='constraints.objective'][0]")"
 
 # --- Help ----------------------------------------------------------------------------------------
 "$DCPLAN" train --help | grep -q "dcplan train --gpus=N" && pass "train help" || fail "train help"

@@ -257,6 +257,17 @@ absl::Status ApplyOverrides(PlanRequest* r) {
     DCPLAN_RETURN_IF_ERROR(ApplyAliasFlag(name, r));
   }
   DCPLAN_RETURN_IF_ERROR(ApplySpecialWorkloadFlags(r));
+  // With a training job, what a planner wants most is its compute: fit maximises realized compute
+  // unless --objective (or the request) says otherwise.
+  if (r->has_workload() && r->constraints().objective() == OBJECTIVE_UNSPECIFIED) {
+    r->mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
+    FieldSource* s = r->add_sources();
+    s->set_path("constraints.objective");
+    s->set_origin(ORIGIN_DERIVED);
+    s->set_source(
+        "derived: a workload is given, so the plan maximises its realized compute "
+        "(--objective=gpus for the most GPUs)");
+  }
   // --set=PATH=VALUE, in order, after the flags: the most specific word wins.
   for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
     const size_t eq = assignment.find('=');

@@ -49,6 +49,20 @@ std::string PlanTable(const Plan& p) {
   std::string s;
   absl::StrAppend(&s, "plan: ", p.name().empty() ? "(unnamed)" : Printable(p.name()), "\n");
   absl::StrAppendFormat(&s, "  GPUs          %s\n", FormatCount(c.gpu_count()));
+  // GPUs the workload cannot use are said in the headline, not only in the training section.
+  if (p.has_training()) {
+    const TrainingPlan& t = p.training();
+    if (t.largest_useful_gpus() > 0 && c.gpu_count() > t.largest_useful_gpus()) {
+      absl::StrAppendFormat(&s,
+                            "  IDLE GPUs     %s of them: the workload keeps at most %s busy (%s)\n",
+                            FormatCount(c.gpu_count() - t.largest_useful_gpus()),
+                            FormatCount(t.largest_useful_gpus()), t.largest_useful_reason());
+    } else if (t.idle_gpus() > 0) {
+      absl::StrAppendFormat(
+          &s, "  IDLE GPUs     %s of them: the parallel split does not divide the cluster\n",
+          FormatCount(t.idle_gpus()));
+    }
+  }
   const uint64_t training_servers = c.server_count() - c.spare_server_count();
   absl::StrAppendFormat(
       &s, "  servers       %s (%d GPUs, %s each%s)\n", FormatCount(c.server_count()),
@@ -161,7 +175,6 @@ std::string PlanTable(const Plan& p) {
     absl::StrAppend(&s, "headroom       ", head, "\n");
   }
   for (const std::string& note : p.notes()) absl::StrAppend(&s, "note: ", note, "\n");
-  if (p.has_next_step()) absl::StrAppend(&s, "next step       ", p.next_step().description(), "\n");
   AppendMarginal(p, &s);
   AppendAssumptions(p, &s);
   return s;

@@ -15,12 +15,17 @@
 #include "base/status_macros.h"
 #include "base/text.h"
 #include "examples/cli/flags.h"
+#include "planner/presets/models.h"
 #include "planner/request_edit.h"
 #include "proto/io.h"
 #include "units/parse.h"
 
 ABSL_FLAG(std::string, workload, "",
           "training job file (a dcplan.Workload: .textproto, .json or .pb); the flags below "
+          "override its fields");
+ABSL_FLAG(std::string, model, "",
+          "a compiled-in model preset as the training job (dcplan presets --models lists them: "
+          "llama3-8b, llama3-70b, llama3-405b, gpt3-175b, nemotron4-340b, ...); the flags below "
           "override its fields");
 ABSL_FLAG(std::string, params, "",
           "parameter count, e.g. 405e9 or 70B (workload.params; default: derived from the shape)");
@@ -105,6 +110,18 @@ const std::vector<std::string>& WorkloadFlagNames() {
 }
 
 absl::Status ApplyWorkloadFile(PlanRequest* r) {
+  const std::string model = absl::GetFlag(FLAGS_model);
+  if (!model.empty()) {
+    if (!absl::GetFlag(FLAGS_workload).empty()) {
+      return absl::InvalidArgumentError(
+          "--model and --workload both name the training job: give one (flags such as --layers "
+          "override either)");
+    }
+    auto w = LoadModel(model);
+    if (!w.ok())
+      return absl::Status(w.status().code(), absl::StrCat("--model: ", w.status().message()));
+    *r->mutable_workload() = *std::move(w);
+  }
   if (std::string file = absl::GetFlag(FLAGS_workload); !file.empty()) {
     Workload w;
     absl::Status read = ReadMessageFile(file, std::nullopt, &w);

@@ -23,6 +23,7 @@
 #include "proto/request.pb.h"
 
 ABSL_DECLARE_FLAG(std::string, workload);
+ABSL_DECLARE_FLAG(std::string, model);
 
 namespace dcplan::cli {
 
@@ -30,7 +31,8 @@ namespace dcplan::cli {
 // order ApplyOverrides applies them.
 const std::vector<std::string>& WorkloadFlagNames();
 
-// Reads --workload (if given) into request->workload.
+// Reads --model (a compiled-in model preset) or --workload (a file), if given, into
+// request->workload.
 absl::Status ApplyWorkloadFile(PlanRequest* request);
 
 // The flags that are more than an alias: --checkpoint_write_gbps (a bare number is GB/s) and

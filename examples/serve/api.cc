@@ -1,6 +1,7 @@
 #include "examples/serve/api.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/field_checks.h"
 #include "base/json.h"
 #include "examples/serve/page_data.h"
 #include "google/protobuf/descriptor.h"
@@ -23,6 +25,7 @@
 #include "planner/model.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
+#include "planner/request_edit.h"
 #include "planner/solver.h"
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
@@ -59,7 +62,8 @@ ApiResponse FromStatus(const absl::Status& status, absl::string_view prefix = ""
     default:
       code = 500;
   }
-  const std::string field = FieldPathOf(status.message(), within);
+  // The field path travels with the status (base/field_checks.h), never parsed from its text.
+  const std::string field = ::dcplan::FieldPathOf(status);
   return ErrorResponse(code, status.message(), field.empty() ? "" : absl::StrCat(prefix, field));
 }
 
@@ -127,29 +131,73 @@ std::optional<ApiResponse> ParseBody(const ApiRequest& request, Message* message
 // The cluster sizes of a ScaleRequest, checked: 1 to max sizes, each in [1, 10^12].
 absl::StatusOr<std::vector<int64_t>> ScaleSizes(const ScaleRequest& request, int64_t max_sizes) {
   if (request.gpu_counts_size() == 0) {
-    return absl::InvalidArgumentError("gpu_counts must list at least one cluster size");
+    return WithFieldPath(
+        absl::InvalidArgumentError("gpu_counts must list at least one cluster size"), "gpu_counts");
   }
   if (request.gpu_counts_size() > max_sizes) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("gpu_counts has %d sizes; this server evaluates at most %d per request",
-                        request.gpu_counts_size(), max_sizes));
+    return WithFieldPath(
+        absl::InvalidArgumentError(
+            absl::StrFormat("gpu_counts has %d sizes; this server evaluates at most %d per request",
+                            request.gpu_counts_size(), max_sizes)),
+        "gpu_counts");
   }
   std::vector<int64_t> sizes;
   sizes.reserve(request.gpu_counts_size());
   for (int i = 0; i < request.gpu_counts_size(); ++i) {
     const uint64_t g = request.gpu_counts(i);
     if (g < 1 || g > kMaxGpus) {
-      return absl::OutOfRangeError(
-          absl::StrFormat("gpu_counts[%d] must be in [1, 1000000000000], got %d", i, g));
+      return WithFieldPath(absl::OutOfRangeError(absl::StrFormat(
+                               "gpu_counts[%d] must be in [1, 1000000000000], got %d", i, g)),
+                           absl::StrFormat("gpu_counts[%d]", i));
     }
     sizes.push_back(static_cast<int64_t>(g));
   }
   return sizes;
 }
 
+// "%3D" -> "=", "+" -> " ": a query string's value.
+std::string UrlDecode(absl::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out.push_back(' ');
+    } else if (text[i] == '%' && i + 2 < text.size() && absl::ascii_isxdigit(text[i + 1]) &&
+               absl::ascii_isxdigit(text[i + 2])) {
+      out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// `?set=PATH=VALUE` (repeatable) in the target: the request-editing layer's grammar, as --set
+// takes it (planner/request_edit.h), applied to `request` after the body. An error answers 400
+// with the path in `field` (under `prefix`).
+std::optional<ApiResponse> ApplyQuerySets(absl::string_view target, absl::string_view prefix,
+                                          PlanRequest* request) {
+  const size_t q = target.find('?');
+  if (q == absl::string_view::npos) return std::nullopt;
+  int count = 0;
+  for (absl::string_view pair : absl::StrSplit(target.substr(q + 1), '&', absl::SkipEmpty())) {
+    if (!absl::StartsWith(pair, "set=")) continue;
+    if (++count > 100) return ErrorResponse(400, "at most 100 set= parameters", "set");
+    const std::string assignment = UrlDecode(pair.substr(4));
+    absl::Status s = ApplyAssignment(assignment, "API set=", request);
+    if (!s.ok()) {
+      const std::string field = ::dcplan::FieldPathOf(s);
+      return ErrorResponse(400, absl::StrCat("set=", assignment.substr(0, 120), ": ", s.message()),
+                           field.empty() ? "set" : absl::StrCat(prefix, field));
+    }
+  }
+  return std::nullopt;
+}
+
 ApiResponse Plan(const ApiRequest& http, bool binary) {
   PlanRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
+  if (auto bad = ApplyQuerySets(http.target, "", &request)) return *bad;
   // Uncertain inputs: the plan at their medians with its distributions
   // (planner/sweep/sensitivity.h), on the request's own thread.
   MonteCarloOptions one_thread;
@@ -163,6 +211,7 @@ ApiResponse Plan(const ApiRequest& http, bool binary) {
 ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes) {
   ScaleRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
+  if (auto bad = ApplyQuerySets(http.target, "request.", request.mutable_request())) return *bad;
   if (!request.has_request()) return ErrorResponse(400, "request must be set", "request");
   auto sizes = ScaleSizes(request, max_sizes);
   if (!sizes.ok()) return FromStatus(sizes.status(), "", ScaleRequest::descriptor());
@@ -201,6 +250,7 @@ ApiResponse CompareEndpoint(const ApiRequest& http, bool binary) {
 ApiResponse TrainEndpoint(const ApiRequest& http, bool binary) {
   TrainRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
+  if (auto bad = ApplyQuerySets(http.target, "request.", request.mutable_request())) return *bad;
   if (!request.request().has_workload()) {
     return ErrorResponse(400, "request.workload must be set: the training job to plan",
                          "request.workload");
@@ -291,28 +341,6 @@ ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_vi
   if (!field.empty()) absl::StrAppend(&r.body, ", \"field\": ", JsonQuote(field));
   r.body += "}\n";
   return r;
-}
-
-std::string FieldPathOf(absl::string_view message, const google::protobuf::Descriptor* within) {
-  const size_t end = message.find(' ');
-  if (end == absl::string_view::npos || end == 0) return "";
-  const absl::string_view path = message.substr(0, end);
-  const google::protobuf::Descriptor* d = within;
-  for (absl::string_view part : absl::StrSplit(path, '.')) {
-    if (d == nullptr) return "";  // a scalar field cannot have children
-    absl::string_view name = part;
-    if (const size_t bracket = name.find('['); bracket != absl::string_view::npos) {
-      // "points[3]": a repeated field and a whole index.
-      absl::string_view index = name.substr(bracket + 1);
-      uint32_t ignored;
-      if (!absl::ConsumeSuffix(&index, "]") || !absl::SimpleAtoi(index, &ignored)) return "";
-      name = name.substr(0, bracket);
-    }
-    const google::protobuf::FieldDescriptor* f = d->FindFieldByName(std::string(name));
-    if (f == nullptr) return "";
-    d = f->message_type();
-  }
-  return std::string(path);
 }
 
 Api::Api(ApiOptions options) : options_(options) {

@@ -86,10 +86,4 @@ class Api {
 // An error answer: `status` with {"error": message, "field": field} (field left out when empty).
 ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_view field = "");
 
-// The field path an error message starts with ("site.pue must be >= 1.0, got 0.9" -> "site.pue",
-// "efficiency.table.points[2].mfu ..."), checked against the message type `within` (PlanRequest by
-// default), or "" when the message does not start with one ("no cap to solve under ...").
-std::string FieldPathOf(absl::string_view message,
-                        const google::protobuf::Descriptor* within = PlanRequest::descriptor());
-
 }  // namespace dcplan::serve

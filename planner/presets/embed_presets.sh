@@ -7,12 +7,28 @@
 # stem and its text the file's bytes, verbatim, as a C++ raw string literal. The build fails when a
 # file contains the literal's closing delimiter or its stem is not a plain preset name.
 #
+# With --table=NAME first (kEmbedded<Name>s), the table is called NAME and its size NAME less its
+# final "s" plus "Count": --table=kEmbeddedModels gives kEmbeddedModels and kEmbeddedModelCount (the
+# model presets of planner/presets/models/). Default: kEmbeddedPresets and kEmbeddedPresetCount.
+#
 # Example:
 #   sh embed_presets.sh out/presets_data.cc planner/presets/seed.textproto planner/presets/mi300x.textproto
+#   sh embed_presets.sh --table=kEmbeddedModels out/models_data.cc planner/presets/models/*.textproto
 set -eu
 
+table=kEmbeddedPresets
+case "${1:-}" in
+  --table=*) table="${1#--table=}"; shift ;;
+esac
+case "$table" in
+  *[!A-Za-z0-9_]*) echo "embed_presets.sh: --table must be kEmbedded<Name>s, got $table" >&2; exit 2 ;;
+  kEmbedded?*s) ;;
+  *) echo "embed_presets.sh: --table must be kEmbedded<Name>s, got $table" >&2; exit 2 ;;
+esac
+count="${table%s}Count"
+
 if [ "$#" -lt 2 ]; then
-  echo "usage: embed_presets.sh OUT.cc FILE.textproto..." >&2
+  echo "usage: embed_presets.sh [--table=kEmbeddedNames] OUT.cc FILE.textproto..." >&2
   exit 2
 fi
 out="$1"
@@ -47,7 +63,7 @@ done
   echo ""
   echo "namespace dcplan::presets_internal {"
   echo ""
-  echo "const EmbeddedPreset kEmbeddedPresets[] = {"
+  echo "const EmbeddedPreset ${table}[] = {"
   for f in "$@"; do
     name=$(basename "$f" .textproto)
     printf '    {"%s", R"%s(' "$name" "$delim"
@@ -56,7 +72,7 @@ done
   done
   echo "};"
   echo ""
-  echo "const int kEmbeddedPresetCount = $#;"
+  echo "const int ${count} = $#;"
   echo ""
   echo "}  // namespace dcplan::presets_internal"
 } >"$out"

@@ -29,6 +29,17 @@ else
   fail "embed_presets.sh rejected a valid file"
 fi
 
+# --table names the table and its count (the model presets' table).
+if sh "$script" --table=kEmbeddedModels "$tmp/models.cc" "$tmp/good-1.textproto"; then
+  grep -F -q 'const EmbeddedPreset kEmbeddedModels[] = {' "$tmp/models.cc" || fail "table not named"
+  grep -F -q 'const int kEmbeddedModelCount = 1;' "$tmp/models.cc" || fail "model count not named"
+else
+  fail "embed_presets.sh rejected --table=kEmbeddedModels"
+fi
+if sh "$script" --table='x;' "$tmp/badtable.cc" "$tmp/good-1.textproto" 2>/dev/null; then
+  fail "embed_presets.sh accepted a table name that is not kEmbedded<Name>s"
+fi
+
 # A file containing the closing delimiter would end the literal early: refused.
 printf 'name: "bad"\n# )dcplan_preset" inside\n' >"$tmp/bad.textproto"
 if sh "$script" "$tmp/bad.cc" "$tmp/bad.textproto" 2>"$tmp/bad.err"; then

@@ -2,8 +2,9 @@
 //
 // The presets compiled into dcplan: ready-made PlanRequests for the seed chapter's toy model and
 // for common AI clusters (DGX A100/H100/H200/B200, GB200 NVL72, MI300X). Each preset is a
-// text-format PlanRequest in planner/presets/<name>.textproto whose comments cite the source of
-// every number (hardware_reference.md figures or clearly labelled estimates); the files are
+// text-format PlanRequest in planner/presets/<name>.textproto whose `sources` cite every figure it
+// sets (a public source, or an estimate or judgement with its reasoning; planner/presets/SOURCES.md
+// has a row for each, which the file's comments name as SOURCES.md#<row>); the files are
 // embedded at build time, so a user's machine needs none of them. `dcplan presets` lists them and
 // `--show` prints their text.
 //

@@ -1,20 +1,25 @@
 // File: planner/presets/presets_test.cc
 //
 // Tests the compiled-in presets: the list, lookup errors, that each file parses, that the text is
-// embedded verbatim, and that the numbers match the seed chapter and hardware_reference.md.
+// embedded verbatim, that the numbers match the seed chapter and the published figures of
+// planner/presets/SOURCES.md, and that every figure a preset sets is cited in its `sources`.
 #include "planner/presets/presets.h"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/defaults.h"
+#include "planner/presets/provenance_testing.h"
 #include "planner/validate.h"
 #include "proto/request.pb.h"
 
@@ -22,7 +27,10 @@ namespace dcplan {
 namespace {
 
 using ::dcplan::testing::IsOk;
+using ::dcplan::testing::NamesAScalarField;
+using ::dcplan::testing::SetFieldPaths;
 using ::dcplan::testing::StatusIs;
+using ::testing::AnyOf;
 using ::testing::ElementsAre;
 using ::testing::Eq;
 using ::testing::HasSubstr;
@@ -142,14 +150,14 @@ TEST(SeedPreset, PutsThirtyFiveThousandGpusInFiftyMegawatts) {
 }
 
 TEST(H100DgxPreset, ServerDrawsTheDgxH100Maximum) {
-  // hardware_reference.md, "Servers and racks": DGX H100, 8 GPUs, 10.2 kW max; 8 x 700 W + 4,600 W.
+  // SOURCES.md#dgx-h100: DGX H100, 8 GPUs, 10.2 kW max; 8 x 700 W + 4,600 W.
   const PlanRequest h100 = MustLoad("h100-dgx");
   EXPECT_NEAR(ServerWatts(h100), 10200.0, 0.01 * 10200.0);
 }
 
 TEST(H100DgxPreset, IsAFullFatSuperPodOfFourDgxRacks) {
-  // hardware_reference.md: SU = 32 DGX = 256 GPUs; up to 4 DGX per rack at <= ~41 kW; NDR 400 Gb/s,
-  // one ConnectX-7 per GPU; radix-64 switches.
+  // SOURCES.md#superpod-h100-su, #superpod-h100-rack, #dgx-h100-nics, #ndr-switch: SU = 32 DGX =
+  // 256 GPUs; 4 DGX per rack at ~41 kW; NDR 400 Gb/s, one ConnectX-7 per GPU; radix-64 switches.
   const PlanRequest h100 = MustLoad("h100-dgx");
   const Hardware& hw = h100.hardware();
   EXPECT_EQ(hw.rack().max_servers_per_rack(), 4u);
@@ -167,8 +175,8 @@ TEST(H100DgxPreset, IsAFullFatSuperPodOfFourDgxRacks) {
 }
 
 TEST(Gb200Nvl72Preset, ModelsOneRackAsOneSeventyTwoGpuServer) {
-  // hardware_reference.md: NVL72 = one rack, 72 GPUs in one NVLink domain, ~120 kW (132 kW of power
-  // shelves); SU = 8 racks = 576 GPUs.
+  // SOURCES.md#gb200-nvlink, #gb200-rack-power, #gb200-rack-draw, #gb200-su: NVL72 = one rack, 72
+  // GPUs in one NVLink domain, ~120 kW (132 kW of power shelves); SU = 8 racks = 576 GPUs.
   const PlanRequest gb200 = MustLoad("gb200-nvl72");
   const Hardware& hw = gb200.hardware();
   EXPECT_EQ(hw.server().gpus_per_server(), 72u);
@@ -184,7 +192,7 @@ TEST(Gb200Nvl72Preset, ModelsOneRackAsOneSeventyTwoGpuServer) {
 }
 
 TEST(Gb200Nvl72Preset, RoughlyReproducesTwelveHundredKilowattsPerScalableUnit) {
-  // hardware_reference.md: GB200 SuperPOD SU = 576 GPUs, 1.2 MW of IT (8 racks of 132 kW power
+  // SOURCES.md#gb200-su: GB200 SuperPOD SU = 576 GPUs, 1.2 MW of IT (8 racks of 132 kW power
   // shelves and their network). From the preset: 8 racks x 132 kW = 1,056 kW, plus a two-tier fat
   // tree for 576 NIC ports at k = 64: 576 / 32 = 18 leaf and 18 x 32 / 64 = 9 spine switches
   // (27 x 750 W = 20.25 kW) and 4 x 576 = 2,304 optic ends (NIC, leaf down, leaf up, spine down)
@@ -213,7 +221,8 @@ TEST(Gb200Nvl72Preset, RoughlyReproducesTwelveHundredKilowattsPerScalableUnit) {
   EXPECT_NEAR(site_it, 1.2e6, 0.05 * 1.2e6);
 }
 
-// One row of hardware_reference.md's tables, as each preset must reproduce it.
+// One accelerator's and server's published figures (SOURCES.md), as each preset must reproduce
+// them.
 struct ReferenceRow {
   const char* preset;
   double peak_flops_per_second;  // "dense BF16 TFLOP/s" x 1e12
@@ -225,7 +234,8 @@ struct ReferenceRow {
   double server_max_watts;                // "Servers and racks"; 0 = not published
 };
 
-// hardware_reference.md, "Accelerators" and "Servers and racks".
+// SOURCES.md, "Accelerators" and "Servers, racks and pods" (the rows <gpu>-bf16, -tdp, -hbm,
+// -hbm-bandwidth and dgx-<gpu>).
 constexpr ReferenceRow kReference[] = {
     // A100 SXM 80GB: 312, 400 W, 80 GB, 2.0 TB/s; DGX A100: 8 GPUs, 6.5 kW max.
     {"a100-dgx", 312e12, 400, 8, 80e9, 80e9, 2.0e12, 6500},
@@ -242,7 +252,7 @@ constexpr ReferenceRow kReference[] = {
     {"mi300x", 1307.4e12, 750, 8, 192e9, 192e9, 5.3e12, 0},
 };
 
-TEST(RealPresets, MatchTheHardwareReferenceTable) {
+TEST(RealPresets, MatchThePublishedFigures) {
   for (const ReferenceRow& row : kReference) {
     SCOPED_TRACE(row.preset);
     const PlanRequest r = MustLoad(row.preset);
@@ -301,6 +311,80 @@ TEST(RealPresets, FillInEverySection) {
     EXPECT_FALSE(r.site().has_annual_pue());
     EXPECT_GT(r.costs().electricity_usd_per_kwh(), 0.0);
     EXPECT_GT(r.costs().maintenance_fraction_per_year(), 0.0);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Provenance: every figure a preset sets is cited (proto/provenance.proto), checked from the
+// PlanRequest descriptor so that a field added to the schema and set by a preset needs a source.
+// ------------------------------------------------------------------------------------------------
+
+// The file as the test's runfiles hold it.
+std::string ReadRunfile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The request's identity, not figures: no source needed (a preset may still cite them).
+const std::set<std::string> kUncited = {"schema_version", "name", "sources"};
+
+TEST(Presets, CiteEveryFieldTheySetAndNothingElse) {
+  for (const std::string& name : PresetNames()) {
+    SCOPED_TRACE(name);
+    const PlanRequest r = MustLoad(name);
+    std::set<std::string> cited;
+    for (const FieldSource& source : r.sources()) {
+      // No stale entries: each path names a real scalar field of PlanRequest, once.
+      EXPECT_TRUE(NamesAScalarField(*PlanRequest::descriptor(), source.path())) << source.path();
+      EXPECT_TRUE(cited.insert(source.path()).second) << "cited twice: " << source.path();
+      EXPECT_FALSE(source.source().empty()) << source.path();
+      EXPECT_THAT(source.origin(), AnyOf(ORIGIN_PRESET, ORIGIN_ESTIMATE)) << source.path();
+      // An estimate says which kind it is and why.
+      if (source.origin() == ORIGIN_ESTIMATE) {
+        EXPECT_THAT(source.source(), AnyOf(StartsWith("estimate: "), StartsWith("judgement: ")))
+            << source.path();
+      }
+    }
+    for (const std::string& path : SetFieldPaths(r, kUncited)) {
+      EXPECT_EQ(cited.count(path), 1u) << "no source for " << path;
+    }
+  }
+}
+
+TEST(Presets, CiteTheSeedChaptersToyModelForTheSeed) {
+  const PlanRequest seed = MustLoad("seed");
+  ASSERT_GT(seed.sources_size(), 0);
+  for (const FieldSource& source : seed.sources()) {
+    EXPECT_EQ(source.origin(), ORIGIN_ESTIMATE) << source.path();
+    EXPECT_THAT(source.source(), StartsWith("judgement: the seed chapter's")) << source.path();
+  }
+}
+
+TEST(Presets, CiteOnlyRowsThatSourcesMdHas) {
+  // Every "SOURCES.md#id" a preset's sources or comments name is an anchor of SOURCES.md.
+  const std::string table = ReadRunfile("planner/presets/SOURCES.md");
+  ASSERT_FALSE(table.empty()) << "cannot read planner/presets/SOURCES.md";
+  for (const std::string& name : PresetNames()) {
+    const std::string text = ReadPresetFile(name);
+    size_t at = 0;
+    int rows = 0;
+    while ((at = text.find("SOURCES.md#", at)) != std::string::npos) {
+      at += 11;
+      size_t end = at;
+      while (end < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-')) {
+        ++end;
+      }
+      const std::string id = text.substr(at, end - at);
+      EXPECT_TRUE(absl::StrContains(table, absl::StrCat("<a id=\"", id, "\"></a>")))
+          << name << " cites SOURCES.md#" << id;
+      ++rows;
+    }
+    EXPECT_GT(rows, 0) << name;
+    // Nobody has the old reference file: no preset may point at it.
+    EXPECT_FALSE(absl::StrContains(text, "hardware_reference")) << name;
   }
 }
 

@@ -324,7 +324,7 @@ struct MonteCarloRun::Impl {
         if (!site.ok()) return;
         m.site = *site;
       }
-      if (patch & kPatchCosts) m.costs = BuildCostModel(r.costs());
+      if (patch & kPatchCosts) m.costs = BuildCostModel(r.costs(), r.site().cooling());
       if (patch & (kPatchSite | kPatchCaps)) {
         auto caps = BuildCapsModel(r.constraints(), m.site);
         if (!caps.ok()) return;

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -66,7 +69,7 @@ absl::Status Patch(Fast f, double v, PlanRequest* r, Model* m) {
       return absl::OkStatus();
     }
     case Fast::kElectricity:
-      m->costs = BuildCostModel(r->costs());
+      m->costs = BuildCostModel(r->costs(), r->site().cooling());
       return absl::OkStatus();
     default:
       DCPLAN_ASSIGN_OR_RETURN(m->caps, BuildCapsModel(r->constraints(), m->site));
@@ -107,6 +110,9 @@ void FailRow(absl::Status status, SweepRow* row) {
 struct Sweep::Impl {
   // Whether one value of a patched axis is valid; decided once per value before solving.
   enum class Check : uint8_t { kValid, kInvalid, kUnknown };
+  // The validator's errors of a patched axis' invalid values, by value index (most values are
+  // valid: a Status per value would be a million writes and page faults on a long axis).
+  using ValueErrors = absl::flat_hash_map<size_t, absl::Status>;
 
   PlanRequest base;
   std::vector<SweepAxis> axes;
@@ -176,27 +182,41 @@ struct Sweep::Impl {
   // order, every value outside it is checked (for its message), and 64 spread inside it are checked
   // as well. Should any of those disagree with the interval, every value is checked.
   void CheckValues(int a, const PlanRequest& start, ThreadPool& pool, std::vector<Check>* checks,
-                   std::vector<absl::Status>* errors) const {
+                   ValueErrors* errors) const {
     const std::vector<double>& v = axes[a].values;
     const size_t n = v.size();
     auto check_all = [&] {
+      std::mutex mu;
       pool.ParallelFor(static_cast<int64_t>(n), 1024, [&](int64_t b, int64_t e) {
         PlanRequest r = start;
-        for (int64_t i = b; i < e; ++i) (*checks)[i] = CheckValue(a, i, &r, &(*errors)[i]);
+        ValueErrors found;
+        for (int64_t i = b; i < e; ++i) {
+          absl::Status error;
+          (*checks)[i] = CheckValue(a, i, &r, &error);
+          if ((*checks)[i] == Check::kInvalid) found[static_cast<size_t>(i)] = std::move(error);
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        for (auto& [i, error] : found) (*errors)[i] = std::move(error);
       });
     };
     if (n <= 4096) return check_all();
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = i;
-    if (!std::is_sorted(v.begin(), v.end())) {
+    // The values in ascending order: their own order when sorted (no index array to fill).
+    const bool sorted = std::is_sorted(v.begin(), v.end());
+    std::vector<size_t> order;
+    if (!sorted) {
+      order.resize(n);
+      for (size_t i = 0; i < n; ++i) order[i] = i;
       std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return v[x] < v[y]; });
     }
+    auto index = [&](size_t k) { return sorted ? k : order[k]; };
     PlanRequest r = start;
     std::vector<int8_t> known(n, 0);  // checked already
     auto at = [&](size_t k) {         // the check of the k-th smallest value
-      const size_t i = order[k];
+      const size_t i = index(k);
       if (!known[i]) {
-        (*checks)[i] = CheckValue(a, i, &r, &(*errors)[i]);
+        absl::Status error;
+        (*checks)[i] = CheckValue(a, i, &r, &error);
+        if ((*checks)[i] == Check::kInvalid) (*errors)[i] = std::move(error);
         known[i] = 1;
       }
       return (*checks)[i];
@@ -237,7 +257,7 @@ struct Sweep::Impl {
       if (!in || (k - first) % stride == 0) {
         if (at(k) != (in ? Check::kValid : Check::kInvalid)) return check_all();
       } else {
-        (*checks)[order[k]] = Check::kValid;
+        (*checks)[index(k)] = Check::kValid;
       }
     }
   }
@@ -327,15 +347,22 @@ struct Sweep::Impl::RunPlan {
   int inner = 0;  // the innermost axis
   // Per patched axis and value: valid, invalid (with the validator's error) or unknown.
   std::vector<std::vector<Check>> checks;
-  std::vector<std::vector<absl::Status>> errors;
+  std::vector<ValueErrors> errors;
   // Per patched axis, a valid value that stands in for it while a model is built.
   std::vector<double> stand_in;
   // The axes by kind, and their sizes, so that the inner loop looks nothing up.
   std::vector<int> fast_axes, slow_axes;
   std::vector<int64_t> sizes;
-  // ratio[i]: how much further point i is from point i - 1 along the innermost axis than that one
-  // from i - 2.
-  std::vector<double> ratio;
+  // The innermost axis' values when it is patched (the guesses extrapolate in them), else null.
+  const std::vector<double>* inner_values = nullptr;
+
+  // How much further point i is from point i - 1 along the innermost axis than that one from
+  // i - 2 (1 in steps when the axis is not patched, and for i < 2).
+  double Ratio(int64_t i) const {
+    if (inner_values == nullptr || i < 2) return 1.0;
+    const std::vector<double>& v = *inner_values;
+    return (v[i] - v[i - 1]) / (v[i - 1] - v[i - 2]);
+  }
 };
 
 Sweep::Impl::RunPlan Sweep::Impl::PlanRun(bool patch, ThreadPool& pool) const {
@@ -356,7 +383,6 @@ Sweep::Impl::RunPlan Sweep::Impl::PlanRun(bool patch, ThreadPool& pool) const {
       if (fast[a] == Fast::kNone) continue;
       const std::vector<double>& values = axes[a].values;
       plan.checks[a].assign(values.size(), Check::kUnknown);
-      plan.errors[a].assign(values.size(), absl::OkStatus());
       if (!start.ok() || !ValidateRequest(*start).ok()) continue;
       CheckValues(static_cast<int>(a), *start, pool, &plan.checks[a], &plan.errors[a]);
       // A valid value stands in for the axis while the model is built; none: every point fails.
@@ -379,11 +405,7 @@ Sweep::Impl::RunPlan Sweep::Impl::PlanRun(bool patch, ThreadPool& pool) const {
   // two along the innermost axis, in its values when it is patched (a log-spaced power axis then
   // extrapolates exactly where the answer is proportional to the power), else in steps.
   plan.inner = static_cast<int>(n_axes) - 1;
-  plan.ratio.assign(plan.sizes[plan.inner], 1.0);
-  if (fast[plan.inner] != Fast::kNone) {
-    const std::vector<double>& v = axes[plan.inner].values;
-    for (size_t i = 2; i < v.size(); ++i) plan.ratio[i] = (v[i] - v[i - 1]) / (v[i - 1] - v[i - 2]);
-  }
+  if (fast[plan.inner] != Fast::kNone) plan.inner_values = &axes[plan.inner].values;
   return plan;
 }
 
@@ -452,7 +474,9 @@ class Sweep::Impl::ChunkSolver {
     bool unknown = false;
     for (int a : plan_.fast_axes) {
       const Check check = plan_.checks[a][idx[a]];
-      if (check == Check::kInvalid) return FailRow(plan_.errors[a][idx[a]], row);
+      if (check == Check::kInvalid) {
+        return FailRow(plan_.errors[a].at(static_cast<size_t>(idx[a])), row);
+      }
       unknown |= check == Check::kUnknown;
     }
     if (unknown) return s_.SolveSlow(p, row);
@@ -469,7 +493,7 @@ class Sweep::Impl::ChunkSolver {
     int64_t guess = entry.last;
     if (entry.last_at == at - 1 && entry.before_at == at - 2) {
       const double g = static_cast<double>(entry.last) +
-                       static_cast<double>(entry.last - entry.before) * plan_.ratio[at];
+                       static_cast<double>(entry.last - entry.before) * plan_.Ratio(at);
       guess = g >= 0 && g < 1e15 ? static_cast<int64_t>(g + 0.5) : -1;  // also NaN
     }
     absl::Status solved = SolveInto(model, guess, &solution_);

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
+#include "planner/request_edit.h"
 #include "planner/test_requests.h"
 
 namespace dcplan {
@@ -74,8 +75,11 @@ TEST(ParseSweepAxis, LinearRangeEndsOnItsLastStepWithoutFloatingNoise) {
 TEST(ParseSweepAxis, ReadsEachValueInTheFieldsUnit) {
   EXPECT_THAT(Axis("budget=$1B,$2.5B, 750M USD").values, ElementsAre(1e9, 2.5e9, 750e6));
   EXPECT_EQ(Axis("budget=1e9").path, "constraints.budget_usd");
-  EXPECT_THAT(Axis("electricity=0.05 USD/kWh,$80/MWh,0.1").values, ElementsAre(0.05, 0.08, 0.1));
-  EXPECT_EQ(Axis("electricity=0.1").path, "costs.electricity_usd_per_kwh");
+  EXPECT_THAT(Axis("electricity=0.05 USD/kWh,$80/MWh,0.1 $/kWh").values,
+              ElementsAre(0.05, 0.08, 0.1));
+  EXPECT_EQ(Axis("electricity=0.1 USD/kWh").path, "costs.electricity_usd_per_kwh");
+  // The full path names its unit, so a bare number is USD/kWh there.
+  EXPECT_THAT(Axis("costs.electricity_usd_per_kwh=0.1").values, ElementsAre(0.1));
   // 400 Gb/s is 4e11 bits per second, the field's unit.
   EXPECT_THAT(Axis("hardware.network.port_bits_per_second=400Gb/s,800Gb/s").values,
               ElementsAre(4e11, 8e11));
@@ -89,6 +93,20 @@ TEST(ParseSweepAxis, CountFieldsTakeSuffixesAndRoundToWholeNumbers) {
   EXPECT_EQ(a.path, "constraints.max_gpus");
   // 1,000 x 2^k: exact after rounding whatever exp(log()) gives.
   EXPECT_THAT(a.values, ElementsAre(1000, 2000, 4000, 8000));
+}
+
+// One grammar: a value --power (planner/request_edit.h SetField on the alias) accepts, a sweep's
+// axis accepts, and a value one refuses the other refuses.
+TEST(ParseSweepAxis, AcceptsAndRefusesWhatTheFlagsDo) {
+  for (const char* name : {"power", "budget", "electricity", "pue", "max_gpus", "wacc"}) {
+    for (const char* value : {"50MW", "50000000", "0", "-1MW", "$2B", "2e9", "0.08 USD/kWh", "0.08",
+                              "1.2", "10%", "8K", "abc", "50MWh", ""}) {
+      PlanRequest r;
+      const bool by_flag = SetField(name, value, "flag", &r).ok();
+      const bool by_axis = ParseSweepAxis(absl::StrCat(name, "=", value)).ok();
+      EXPECT_EQ(by_flag, by_axis) << name << "=" << value;
+    }
+  }
 }
 
 TEST(ParseSweepAxis, WholeNumberFieldsRefuseFractions) {
@@ -187,6 +205,8 @@ TEST(ParseSweepAxis, ErrorsNameTheAxisAndWhatIsWrong) {
   EXPECT_THAT(ParseSweepAxis("power=10MW:50MW:log1"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("log20")));
   EXPECT_THAT(ParseSweepAxis("power=0MW:50MW:log5"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a cap of zero")));
+  EXPECT_THAT(ParseSweepAxis("pue=0:5:log5"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a > 0")));
   EXPECT_THAT(ParseSweepAxis("power=1:2"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a:b:step or a:b:logN")));
@@ -220,7 +240,7 @@ TEST(Sweep, CreateRefusesBadGrids) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("h900")));
   // 100,000 x 100,000 = 1e10 points > kMaxSweepPoints.
   EXPECT_THAT(Sweep::Create(SeedWith(""),
-                            {Axis("power=1MW:100000MW:1MW"), Axis("electricity=0.00001:1:0.00001")})
+                            {Axis("power=1MW:100000MW:1MW"), Axis("costs.electricity_usd_per_kwh=0.00001:1:0.00001")})
                   .status(),
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("at most")));
 }
@@ -296,7 +316,7 @@ TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
        }) {
     SCOPED_TRACE(extra);
     Sweep s = Sweep::Create(H100With(extra),
-                            {Axis("pue=0.95,1.2,1.5"), Axis("electricity=-0.01,0.05,0.15"),
+                            {Axis("pue=0.95,1.2,1.5"), Axis("costs.electricity_usd_per_kwh=-0.01,0.05,0.15"),
                              Axis("budget=$300M,$2B"), Axis("gpus=0,5000,100K"),
                              Axis("power=3MW,7MW,20MW,45.9MW,90MW")})
                   .value();

@@ -196,6 +196,27 @@ struct SearchState {
   ParallelConfig least_config;
   units::Data usable = units::Bytes(0.0);
   int64_t no_fabric = 0;
+  // The layer's kernel times of (tp, cp) for micro-batches b_first x 2^i, worked out on first use:
+  // they do not depend on the pipeline depth, the data-parallel degree, the virtual stages or the
+  // recomputation, which the search varies inside (tp, cp).
+  int64_t kernels_tp = 0, kernels_cp = 0, kernels_b_first = 0;
+  std::array<LayerKernels, 64> kernels;
+  std::array<bool, 64> have_kernels{};
+
+  const LayerKernels& KernelsFor(const WorkloadModel& w, const TrainingHardware& hw,
+                                 const ParallelConfig& c, int64_t b_first, int i) {
+    if (c.tp != kernels_tp || c.cp != kernels_cp || b_first != kernels_b_first) {
+      kernels_tp = c.tp;
+      kernels_cp = c.cp;
+      kernels_b_first = b_first;
+      have_kernels.fill(false);
+    }
+    if (!have_kernels[i]) {
+      kernels[i] = EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch);
+      have_kernels[i] = true;
+    }
+    return kernels[i];
+  }
 };
 
 constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
@@ -204,9 +225,9 @@ constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMP
 // Estimates one configuration and keeps it if it is the fastest yet. False when it does not fit in
 // memory: memory grows with the micro-batch, so larger ones need not be tried.
 inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
-                     const ParallelConfig& c, SearchState& st) {
+                     const ParallelConfig& c, const LayerKernels& kernels, SearchState& st) {
   SearchResult& best = st.best;
-  const StepEstimate e = EstimateStep(w, hw, c, gpus);
+  const StepEstimate e = EstimateStep(w, hw, c, gpus, kernels);
   ++best.evaluated;
   if (!e.Feasible()) {
     if (e.infeasible == Infeasible::kNoScaleOut) {
@@ -251,7 +272,8 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
       if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
       const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
       const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
-      for (int64_t b = b_first; b <= b_last; b *= 2) {
+      int i = 0;  // b = b_first x 2^i
+      for (int64_t b = b_first; b <= b_last; b *= 2, ++i) {
         // Interleaving needs at least pp micro-batches; larger ones only make fewer.
         if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
         ParallelConfig c;
@@ -262,7 +284,7 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
         c.virtual_stages = v;
         c.recompute = r;
         c.cp = shape.cp;
-        if (!Evaluate(w, hw, gpus, c, st)) break;
+        if (!Evaluate(w, hw, gpus, c, st.KernelsFor(w, hw, c, b_first, i), st)) break;
       }
     }
   }

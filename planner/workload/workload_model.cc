@@ -50,6 +50,17 @@ constexpr double kFixedBucketParams = 4e7;
 // every inter-node ring step), a tree ceil(log2 n) (NCCL's all-reduce at scale).
 enum class Steps { kTree, kRing };
 
+// ceil(log2(n)) for n >= 1, as std::ceil(std::log2(double(n))) gives it: by the bit width of n - 1
+// below 2^32 (where log2 of a non-power of two is at least 3e-10 from the integer below, far
+// more than its rounding), else by the library.
+inline double CeilLog2(int64_t n) {
+  if (n <= 1) return 0.0;
+  if (n <= (int64_t{1} << 32)) {
+    return D(64 - __builtin_clzll(static_cast<unsigned long long>(n - 1)));  // NOLINT
+  }
+  return std::ceil(std::log2(D(n)));
+}
+
 // A reduce-scatter or all-gather of a `bytes` buffer over `ranks` ranks of which `per_domain` share
 // a scale-up domain, issued as `collectives` calls (gradient buckets) that each pay the latency.
 // Hierarchical: a ring inside the domain moves (k-1)/k of the buffer over the scale-up link in k-1
@@ -66,7 +77,7 @@ Levels OneWayCollective(Data bytes, int64_t ranks, int64_t per_domain, const Lin
     c.scale_up = (D(k - 1) / D(k)) * bytes / up.bandwidth + collectives * D(k - 1) * up.latency;
   }
   if (n > 1) {
-    const double out_steps = steps == Steps::kRing ? D(n - 1) : std::ceil(std::log2(D(n)));
+    const double out_steps = steps == Steps::kRing ? D(n - 1) : CeilLog2(n);
     c.scale_out =
         (D(n - 1) / D(n)) * (bytes / D(k)) / out.bandwidth + collectives * out_steps * out.latency;
   }
@@ -413,31 +424,25 @@ struct LayerTimes {
   Time out_total;
 };
 
-// The layer's multiplies and attention core: sets dense_fwd, dense, backward_gemms, attn_fwd and
-// compute.
-inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
-                         const ParallelConfig& c, const StepContext& x, LayerTimes& lt) {
+// The kernels of one layer and of the output layer that depend on (tp, cp, micro-batch) alone:
+// each weight multiply at its own shape after the tensor-parallel split, tok tokens by the layer's
+// input and output widths (q, k, v together; the MLP's up (and gate) projection; the output
+// projections), and one forward pass of the attention core.
+inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
+                            const ParallelConfig& c, const StepContext& x) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, cp = x.cp, s = x.s, h = x.h, a = x.a, f = x.f, kv = x.kv, tok = x.tok;
   const GemmCost& gemm = x.gemm;
-  // Each weight multiply runs at its own shape after the tensor-parallel split: tok tokens by the
-  // layer's input and output widths (q, k, v together; the MLP's up (and gate) projection; the
-  // output projections). Full recomputation reruns the forward pass. When `params` overrides the
-  // shape's count, the multiplies' FLOPs are scaled to it.
-  const double forwards = x.full ? 2.0 : 1.0;
+  LayerKernels k;
   const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
   const PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) +
                           WeightGemm(tok, h, h / t, gemm) + WeightGemm(tok, up_width / t, h, gemm) +
                           WeightGemm(tok, h, f / t, gemm);
-  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
-  const double params_scale = w.layer_params / shape_params;
-  lt.dense_fwd = params_scale * gemms.forward;
-  lt.dense = forwards * lt.dense_fwd + params_scale * gemms.backward;
-  lt.backward_gemms = params_scale * gemms.backward;
+  k.dense_forward = gemms.forward;
+  k.dense_backward = gemms.backward;
   // The attention core: per head, scores Q K^T (tok x s by the head size) and their product with V,
   // 4 tok s h / t FLOPs forward over the heads of this GPU (keys span the whole sequence under
-  // context parallelism). The backward pass is twice the forward; selective and full recomputation
-  // rerun the forward. Without FlashAttention these are two multiplies with the head size as one
+  // context parallelism). Without FlashAttention these are two multiplies with the head size as one
   // dimension, the s x s scores going through HBM, and the causal half is computed and masked.
   // FlashAttention fuses them: the scores stay on chip, so its traffic is Q, K, V and the output
   // (the fused kernel's intensity is about s / 2), and it skips the blocks the causal mask empties.
@@ -460,28 +465,64 @@ inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
     attn_fwd = GemmTime(one_product, s_q, s, head, heads_here, gemm) +
                GemmTime(one_product, s_q, head, s, heads_here, gemm);
   }
-  lt.attn_fwd = attn_fwd;
-  const double attn_passes = 3.0 + (x.full || x.selective ? 1.0 : 0.0);
-  lt.compute = lt.dense + attn_passes * attn_fwd;
-}
-
-// The layer's memory-bound HBM traffic and kernel overheads.
-inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x) {
-  const double t = x.t, s = x.s, h = x.h, a = x.a, f = x.f, tok = x.tok;
-  const bool full = x.full;
+  k.attention_forward = attn_fwd;
+  // The output layer and loss (last stage): a tok x h by h x V / t multiply.
+  const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
+  k.output_forward = out_gemm.forward;
+  k.output_backward = out_gemm.backward;
+  // The fp32 logits written and read forward and backward (16 V bytes per token).
+  k.output_memory = units::Bytes(16.0 * x.tok * x.vocab / x.t) / x.hbm_rate;
   // Memory-bound HBM traffic of the forward pass, in elements per token: 10 h for the two norms and
   // the two dropout + residual adds (replicated over the tensor-parallel group unless sequence
   // parallel), 2 f (3 f gated) for the activation function and 6 h for reshapes and bias adds,
   // split over tp, and, without flash attention, 4.5 passes over the a x s attention scores
   // (the fused scale-mask-softmax reads and writes them, dropout reads and writes them and writes
   // a one-byte mask; their write by Q K^T and read by the product with V are the multiplies'
-  // traffic, counted there). The backward pass moves twice as much; full recomputation adds one
-  // forward pass.
+  // traffic, counted there).
   const double replicated = 10.0 * h / (w.sequence_parallel ? t : 1.0);
   const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
   const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
-  const double layer_elements =
-      tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (x.selective ? scores : 0.0));
+  k.memory_elements_per_token = replicated + split + scores;
+  k.score_elements_per_token = scores;
+  // A tensor-parallel group inside the domain never reaches the scale-out link, so its all-reduce
+  // does not depend on the data-parallel degree (which slows that link).
+  if (c.tp > 1 && c.tp <= hw.scale_up_gpus) {
+    k.has_tensor_parallel = true;
+    const Data message = x.tok * x.h * w.precision;
+    k.tensor_parallel_all_reduce =
+        AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), x.up, x.out).Total();
+  }
+  return k;
+}
+
+// The layer's multiplies and attention core: sets dense_fwd, dense, backward_gemms, attn_fwd and
+// compute. Full recomputation reruns the forward pass. When `params` overrides the shape's count,
+// the multiplies' FLOPs are scaled to it. The backward pass of the attention core is twice the
+// forward; selective and full recomputation rerun the forward.
+inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const LayerKernels& k,
+                         LayerTimes& lt) {
+  const double h = x.h, f = x.f, kv = x.kv;
+  const double forwards = x.full ? 2.0 : 1.0;
+  const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
+  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
+  const double params_scale = w.layer_params / shape_params;
+  lt.dense_fwd = params_scale * k.dense_forward;
+  lt.dense = forwards * lt.dense_fwd + params_scale * k.dense_backward;
+  lt.backward_gemms = params_scale * k.dense_backward;
+  lt.attn_fwd = k.attention_forward;
+  const double attn_passes = 3.0 + (x.full || x.selective ? 1.0 : 0.0);
+  lt.compute = lt.dense + attn_passes * k.attention_forward;
+}
+
+// The layer's memory-bound HBM traffic and kernel overheads.
+inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x,
+                        const LayerKernels& k) {
+  const double tok = x.tok;
+  const bool full = x.full;
+  // One forward pass's traffic per token (LayerKernels); the backward pass moves twice as much;
+  // full recomputation adds one forward pass, selective the attention scores again.
+  const double layer_elements = tok * (k.memory_elements_per_token * (full ? 4.0 : 3.0) +
+                                       (x.selective ? k.score_elements_per_token : 0.0));
   // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
   // is recomputed.
   return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
@@ -489,7 +530,8 @@ inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, con
 
 // Tensor parallel: sets tp and tp_forward.
 inline void LayerTensorParallel(const WorkloadModel& w, const TrainingHardware& hw,
-                                const ParallelConfig& c, const StepContext& x, LayerTimes& lt) {
+                                const ParallelConfig& c, const StepContext& x,
+                                const LayerKernels& k, LayerTimes& lt) {
   const double t = x.t;
   const double forwards = x.full ? 2.0 : 1.0;
   // Per layer two all-reduces (or reduce-scatter + all-gather pairs) of the micro-batch's
@@ -497,9 +539,11 @@ inline void LayerTensorParallel(const WorkloadModel& w, const TrainingHardware& 
   Time layer_tp = units::Seconds(0.0);
   Time layer_tp_forward = units::Seconds(0.0);  // one forward pass's share (a rerun pays it again)
   if (c.tp > 1) {
-    const Data message = x.tok * x.h * w.precision;
-    const Time all_reduce =
-        AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), x.up, x.out).Total();
+    const Time all_reduce = k.has_tensor_parallel
+                                ? k.tensor_parallel_all_reduce
+                                : AllReduce(x.tok * x.h * w.precision, c.tp,
+                                            std::min(c.tp, hw.scale_up_gpus), x.up, x.out)
+                                      .Total();
     layer_tp = (x.full ? 6.0 : 4.0) * all_reduce;
     layer_tp_forward = 2.0 * all_reduce;
     if (w.overlap_tensor_parallel) {
@@ -547,19 +591,19 @@ inline Time LayerContextParallel(const WorkloadModel& w, const TrainingHardware&
 
 // --- One layer, one micro-batch, one GPU. ---
 inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& hw,
-                                const ParallelConfig& c, const StepContext& x, StepEstimate& e) {
+                                const ParallelConfig& c, const StepContext& x,
+                                const LayerKernels& k, StepEstimate& e) {
   LayerTimes lt;
-  LayerCompute(w, hw, c, x, lt);
-  lt.memory = LayerMemory(w, hw.calibration, x);
-  LayerTensorParallel(w, hw, c, x, lt);
+  LayerCompute(w, x, k, lt);
+  lt.memory = LayerMemory(w, hw.calibration, x, k);
+  LayerTensorParallel(w, hw, c, x, k, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
   lt.total = lt.compute + lt.memory + lt.tp + lt.cp;
   // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
   // (never recomputed), and the fp32 logits written and read forward and backward (16 V bytes per
   // token).
-  const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
-  lt.out_compute = out_gemm.forward + out_gemm.backward;
-  lt.out_memory = units::Bytes(16.0 * x.tok * x.vocab / x.t) / x.hbm_rate;
+  lt.out_compute = k.output_forward + k.output_backward;
+  lt.out_memory = k.output_memory;
   lt.out_total = lt.out_compute + lt.out_memory;
   return lt;
 }
@@ -831,17 +875,42 @@ inline void EstimateUtilization(const WorkloadModel& w, const TrainingHardware& 
 
 }  // namespace
 
-StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
-                          const ParallelConfig& c, int64_t cluster_gpus) {
+namespace {
+
+inline StepEstimate EstimateStepIn(const WorkloadModel& w, const TrainingHardware& hw,
+                                   const ParallelConfig& c, const StepContext& x,
+                                   const LayerKernels& k, int64_t cluster_gpus) {
   StepEstimate e;
-  const StepContext x = MakeStepContext(w, hw, c);
   if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
-  const LayerTimes lt = EstimateLayer(w, hw, c, x, e);
+  const LayerTimes lt = EstimateLayer(w, hw, c, x, k, e);
   const PipelineTimes pl = EstimatePipeline(w, hw, c, x, lt, e);
   const StageParams sp = EstimateDataParallel(w, hw, c, x, pl, e);
   const double recomputed_share = EstimateMemory(w, hw, c, x, lt, pl, sp, e);
   EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
   return e;
+}
+
+}  // namespace
+
+LayerKernels EstimateLayerKernels(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
+                                  int64_t cp, int64_t micro_batch) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.cp = cp;
+  c.micro_batch = micro_batch;
+  return Kernels(w, hw, c, MakeStepContext(w, hw, c));
+}
+
+StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
+                          const ParallelConfig& c, int64_t cluster_gpus) {
+  const StepContext x = MakeStepContext(w, hw, c);
+  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x), cluster_gpus);
+}
+
+StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
+                          const ParallelConfig& c, int64_t cluster_gpus,
+                          const LayerKernels& kernels) {
+  return EstimateStepIn(w, hw, c, MakeStepContext(w, hw, c), kernels, cluster_gpus);
 }
 
 int64_t MaxVirtualStages(int64_t layers, int64_t pp) {

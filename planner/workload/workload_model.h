@@ -226,11 +226,43 @@ CalibrationModel BuildCalibration(const EfficiencyCalibration& calibration);
 // The hardware the workload model needs, from a validated request's hardware.
 TrainingHardware BuildTrainingHardware(const Hardware& hardware);
 
+// The kernel times of one layer and of the output layer that depend on the configuration only
+// through (tp, cp, micro-batch): the weight multiplies (at the shape's parameter count, before
+// `params` rescales them), one forward pass of the attention core, and the output layer's
+// multiply. The parallelism search works them out once per (tp, cp, micro-batch) and reuses them
+// across pipeline depths, data-parallel degrees, virtual stages and recomputation modes.
+struct LayerKernels {
+  units::Time dense_forward;
+  units::Time dense_backward;  // input and weight gradients
+  units::Time attention_forward;
+  units::Time output_forward;
+  units::Time output_backward;
+  units::Time output_memory;  // the output layer's logits through HBM
+  // The layer's memory-bound HBM traffic of one pass, in elements per token, and its attention
+  // scores' share (0 with FlashAttention).
+  double memory_elements_per_token = 0;
+  double score_elements_per_token = 0;
+  // One tensor-parallel all-reduce of the micro-batch's activations, when tp > 1 and the tp group
+  // fits in the scale-up domain (`has_tensor_parallel`); else worked out per configuration.
+  bool has_tensor_parallel = false;
+  units::Time tensor_parallel_all_reduce;
+};
+
+// The LayerKernels of `workload` for (tp, cp, micro_batch). O(1), no allocation.
+LayerKernels EstimateLayerKernels(const WorkloadModel& workload, const TrainingHardware& hardware,
+                                  int64_t tp, int64_t cp, int64_t micro_batch);
+
 // One step of `workload` on configuration `config` in a cluster of `cluster_gpus` GPUs (>=
 // config.Gpus(); the others idle and count in MFU). O(1), no allocation. A configuration that
 // cannot run still gets its figures, with `infeasible` saying why.
 StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
                           const ParallelConfig& config, int64_t cluster_gpus);
+
+// EstimateStep with the kernels already worked out: `kernels` must be EstimateLayerKernels(
+// workload, hardware, config.tp, config.cp, config.micro_batch). The same estimate, bit for bit.
+StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
+                          const ParallelConfig& config, int64_t cluster_gpus,
+                          const LayerKernels& kernels);
 
 // The most virtual stages pp pipeline stages allow for `layers` layers: every chunk holds a layer,
 // except that the first and the last chunk may hold only the embedding or the output layer (as

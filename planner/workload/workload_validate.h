@@ -46,6 +46,7 @@ inline constexpr double kMaxCheckpointBytesPerSecond = 1e15;
 inline constexpr double kMaxCheckpointBytesPerParam = 64;
 inline constexpr double kMaxRestartSeconds = 1e6;
 inline constexpr double kMaxCheckpointIntervalSeconds = 1e8;
+inline constexpr uint32_t kMaxExperts = 1000000;  // workload.moe experts, per token, shared
 }  // namespace limits
 
 // Checks a workload; `path` prefixes field names ("workload").

@@ -177,16 +177,28 @@ function clone(x) { return JSON.parse(JSON.stringify(x)); }
 // The request the page solves: the preset with the page's PUE and electricity price, and in
 // "what fits" the caps, in "scale a cluster" a GPU cap at the slider's size (what `dcplan fit
 // --request` needs to reproduce it).
+// Records `path` as set on the page (the ledger then says so), as the CLI's --set does.
+function markUser(r, path) {
+  r.sources = (r.sources || []).filter((s) => s.path !== path);
+  r.sources.push({ path: path, origin: 'ORIGIN_USER', source: 'the page' });
+}
+
 function currentRequest() {
   const r = clone(state.preset || {});
   r.site = r.site || {};
+  if (Number(r.site.pue) !== state.pue) markUser(r, 'site.pue');
   r.site.pue = state.pue;
   r.costs = r.costs || {};
+  if (Number(r.costs.electricity_usd_per_kwh || 0) !== state.price) {
+    markUser(r, 'costs.electricity_usd_per_kwh');
+  }
   r.costs.electricity_usd_per_kwh = state.price;
   const c = Object.assign({}, r.constraints || {});
   if (state.mode === 'fits') {
     c.power_cap_watts = state.powerMw * 1e6;
     c.budget_usd = state.budgetOn ? state.budgetM * 1e6 : 0;
+    markUser(r, 'constraints.power_cap_watts');
+    if (state.budgetOn) markUser(r, 'constraints.budget_usd');
     delete c.max_gpus;
   } else {
     c.power_cap_watts = 0;
@@ -200,15 +212,35 @@ function currentRequest() {
 // The request with the caps of a scale request (none are applied there).
 function scaleRequest() { return currentRequest(); }
 
+// The page's control for a request field, and the name a person knows it by: an error about the
+// field (its path travels in the answer's `field`) highlights the control and speaks its name.
+const FIELD_CONTROLS = {
+  'site.pue': ['pue-input', 'PUE'],
+  'costs.electricity_usd_per_kwh': ['price-input', 'electricity price'],
+  'constraints.power_cap_watts': ['power-input', 'power cap'],
+  'constraints.budget_usd': ['budget-input', 'budget'],
+  'constraints.max_gpus': ['gpus-input', 'GPUs'],
+};
+
 function showError(e) {
   const el = $('error');
+  for (const [id] of Object.values(FIELD_CONTROLS)) $(id).removeAttribute('aria-invalid');
   if (!e) {
     el.textContent = '';
     el.classList.remove('shown');
     document.body.classList.remove('has-error');
     return;
   }
-  el.textContent = e.error + (e.field && e.error.indexOf(e.field) < 0 ? ' (' + e.field + ')' : '');
+  const field = (e.field || '').replace(/^request\./, '');
+  const control = FIELD_CONTROLS[field];
+  let message = e.error;
+  if (control) {
+    $(control[0]).setAttribute('aria-invalid', 'true');
+    message = message.split(field).join(control[1]) + ' (' + field + ')';
+  } else if (e.field && message.indexOf(e.field) < 0) {
+    message += ' (' + e.field + ')';
+  }
+  el.textContent = message;
   el.classList.add('shown');
   document.body.classList.add('has-error');
 }
@@ -336,6 +368,7 @@ function showFigures(x, plan) {
     fmt.money(cost.maintenance_usd_per_year || 0) + ' a year';
   const notes = $('notes');
   notes.textContent = '';
+  showAssumptions(plan);
   if (plan) {
     setText('binding', bindingName(plan.binding_constraint));
     setText('headroom', headroomText(plan.headroom || {}));
@@ -353,6 +386,39 @@ function showFigures(x, plan) {
         ' GPUs a server); dcplan fit solves in whole servers';
       notes.appendChild(li);
     }
+  }
+}
+
+const ORIGIN_WORDS = {
+  ORIGIN_PRESET: 'preset', ORIGIN_USER: 'you', ORIGIN_DERIVED: 'derived',
+  ORIGIN_ESTIMATE: 'estimate', ORIGIN_DEFAULT: 'default',
+};
+
+// The plan's assumptions ledger, most influential first, as `dcplan fit` lists it.
+function showAssumptions(plan) {
+  const body = $('assumptions').querySelector('tbody');
+  body.textContent = '';
+  const list = (plan && plan.assumptions) || [];
+  setText('assumptions-count', list.length ? '(' + list.length + ')' : '');
+  for (const a of list) {
+    const tr = document.createElement('tr');
+    tr.dataset.path = a.path;
+    if (a.origin === 'ORIGIN_USER') tr.className = 'user';
+    let value = a.text_value || '';
+    if (!value) {
+      const v = Number(a.value || 0);
+      value = a.unit === 'W' ? fmt.power(v) : a.unit === 'USD' ? fmt.money(v)
+        : String(v) + (a.unit && a.unit !== '1' ? ' ' + a.unit : '');
+    }
+    const influence = Number(a.influence || 0);
+    for (const cell of [a.path, value, ORIGIN_WORDS[a.origin] || '',
+      influence > 0 ? (100 * influence).toFixed(1) + '%' : '–', a.source || '']) {
+      const td = document.createElement('td');
+      td.textContent = cell;
+      td.title = cell;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
   }
 }
 

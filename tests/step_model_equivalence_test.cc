@@ -1,0 +1,217 @@
+// The step model after the speed work of issue 22 gives the same estimate, bit for bit, as the
+// model before it (planner/workload/workload_model_reference.cc, a copy of commit 435d80b's
+// EstimateStep): on every preset's hardware, for workloads that take every branch of the model
+// (FlashAttention or not, each software generation, gated or not, tied or untied embeddings,
+// `params` overriding the shape, the attention kernel's own efficiency, sequences long enough for
+// context parallelism), over random configurations (fixed seed, 250 per pair) of every
+// recomputation mode. Both EstimateStep overloads are held to it (the plain one and the one the
+// search calls with EstimateLayerKernels), and the search's answer is the reference's estimate of
+// the configuration it picked.
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "planner/presets/presets.h"
+#include "planner/workload/parallelism_search.h"
+#include "planner/workload/workload_model.h"
+#include "planner/workload/workload_model_reference.h"
+
+namespace dcplan {
+namespace {
+
+// The same bits (0.0 and -0.0 apart, a NaN equal to itself).
+bool Same(double a, double b) { return std::memcmp(&a, &b, sizeof(a)) == 0; }
+
+// Every field of two estimates, bit for bit; the differences as text.
+std::string Differences(const StepEstimate& a, const StepEstimate& b) {
+  std::string out;
+  auto check = [&](const char* name, double x, double y) {
+    if (!Same(x, y)) {
+      out += std::string(name) + ": " + std::to_string(x) + " vs " + std::to_string(y) + "; ";
+    }
+  };
+  check("infeasible", static_cast<double>(a.infeasible), static_cast<double>(b.infeasible));
+  check("micro_batches", static_cast<double>(a.micro_batches),
+        static_cast<double>(b.micro_batches));
+  check("recomputed_layers", static_cast<double>(a.recomputed_layers),
+        static_cast<double>(b.recomputed_layers));
+  check("step", units::InSeconds(a.step), units::InSeconds(b.step));
+  check("compute", units::InSeconds(a.compute), units::InSeconds(b.compute));
+  check("memory_bound", units::InSeconds(a.memory_bound), units::InSeconds(b.memory_bound));
+  check("tensor_parallel", units::InSeconds(a.tensor_parallel),
+        units::InSeconds(b.tensor_parallel));
+  check("pipeline_p2p", units::InSeconds(a.pipeline_p2p), units::InSeconds(b.pipeline_p2p));
+  check("pipeline_bubble", units::InSeconds(a.pipeline_bubble),
+        units::InSeconds(b.pipeline_bubble));
+  check("data_parallel_exposed", units::InSeconds(a.data_parallel_exposed),
+        units::InSeconds(b.data_parallel_exposed));
+  check("optimizer", units::InSeconds(a.optimizer), units::InSeconds(b.optimizer));
+  check("context_parallel", units::InSeconds(a.context_parallel),
+        units::InSeconds(b.context_parallel));
+  check("data_parallel", units::InSeconds(a.data_parallel), units::InSeconds(b.data_parallel));
+  check("data_parallel_scale_up", units::InSeconds(a.data_parallel_scale_up),
+        units::InSeconds(b.data_parallel_scale_up));
+  check("data_parallel_scale_out", units::InSeconds(a.data_parallel_scale_out),
+        units::InSeconds(b.data_parallel_scale_out));
+  check("weights", units::InBytes(a.weights), units::InBytes(b.weights));
+  check("gradients", units::InBytes(a.gradients), units::InBytes(b.gradients));
+  check("optimizer_state", units::InBytes(a.optimizer_state), units::InBytes(b.optimizer_state));
+  check("activations", units::InBytes(a.activations), units::InBytes(b.activations));
+  check("memory", units::InBytes(a.memory), units::InBytes(b.memory));
+  check("memory_usable", units::InBytes(a.memory_usable), units::InBytes(b.memory_usable));
+  check("mfu", units::InFraction(a.mfu), units::InFraction(b.mfu));
+  check("hfu", units::InFraction(a.hfu), units::InFraction(b.hfu));
+  check("model_flops_per_step", units::InFlops(a.model_flops_per_step),
+        units::InFlops(b.model_flops_per_step));
+  return out;
+}
+
+Workload WorkloadFrom(const std::string& text) {
+  Workload w;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &w)) << text;
+  return w;
+}
+
+// Workloads that between them take every branch of the step model.
+std::vector<Workload> Workloads() {
+  return {
+      // Llama 3 405B: gated, grouped-query attention, FlashAttention, current software.
+      WorkloadFrom(R"pb(name: "llama3-405b"
+                        layers: 126
+                        hidden: 16384
+                        heads: 128
+                        kv_heads: 8
+                        ffn_hidden: 53248
+                        gated_mlp: true
+                        vocab: 128256
+                        seq_len: 8192
+                        global_batch_sequences: 2048)pb"),
+      // GPT-3 175B on 2021 software: no FlashAttention, no sequence parallelism, fixed buckets.
+      WorkloadFrom(R"pb(name: "gpt3-2021"
+                        layers: 96
+                        hidden: 12288
+                        heads: 96
+                        vocab: 50257
+                        seq_len: 2048
+                        global_batch_sequences: 1536
+                        framework { generation: SOFTWARE_MEGATRON_2021 })pb"),
+      // 2022 software (selective recomputation, no FlashAttention), untied embeddings, params
+      // given.
+      WorkloadFrom(R"pb(name: "mt-2022"
+                        layers: 40
+                        hidden: 6144
+                        heads: 48
+                        vocab: 51200
+                        seq_len: 2048
+                        global_batch_sequences: 512
+                        untied_embeddings: true
+                        params: 2.0e10
+                        framework { generation: SOFTWARE_MEGATRON_2022 })pb"),
+      // Long sequences (context parallelism searched), every overlap switched the other way.
+      WorkloadFrom(R"pb(name: "long"
+                        layers: 32
+                        hidden: 4096
+                        heads: 32
+                        kv_heads: 8
+                        ffn_hidden: 14336
+                        gated_mlp: true
+                        vocab: 128256
+                        seq_len: 131072
+                        global_batch_sequences: 64
+                        framework {
+                          overlap_tensor_parallel: true
+                          overlap_pipeline_sends: false
+                          overlap_gradient_sync: false
+                          distributed_optimizer: false
+                          pipeline_scatter_gather: false
+                          balance_pipeline_stages: false
+                          gradient_bucket_params: 1000000
+                        })pb"),
+      // Small and odd: 1-byte precision, 3 heads, a layer count no pipeline divides evenly.
+      WorkloadFrom(R"pb(name: "odd"
+                        layers: 7
+                        hidden: 768
+                        heads: 3
+                        vocab: 32000
+                        seq_len: 1000
+                        global_batch_sequences: 96
+                        precision_bytes: 1
+                        framework { sequence_parallel: false })pb"),
+  };
+}
+
+// The hardware of every preset, and h100-dgx with each calibration branch switched.
+std::vector<TrainingHardware> Hardwares() {
+  std::vector<TrainingHardware> out;
+  for (const std::string& name : PresetNames()) {
+    const PlanRequest r = LoadPreset(name).value();
+    out.push_back(BuildTrainingHardware(r.hardware()));
+  }
+  PlanRequest h100 = LoadPreset("h100-dgx").value();
+  EfficiencyCalibration& cal = *h100.mutable_hardware()->mutable_calibration();
+  cal.set_attention_efficiency(0.35);
+  cal.set_compute_units(132);
+  out.push_back(BuildTrainingHardware(h100.hardware()));
+  cal.set_gemm_knee_flops_per_byte(0);
+  cal.clear_compute_units();
+  h100.mutable_hardware()->mutable_network()->set_nics_per_gpu(0);  // no scale-out fabric
+  out.push_back(BuildTrainingHardware(h100.hardware()));
+  return out;
+}
+
+// Random configurations per (hardware, workload).
+constexpr int kConfigurations = 250;
+
+TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
+  std::mt19937_64 rng(22);
+  const Recompute modes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
+                             RECOMPUTE_FULL};
+  int compared = 0;
+  for (const TrainingHardware& hw : Hardwares()) {
+    for (const Workload& proto : Workloads()) {
+      const WorkloadModel w = BuildWorkloadModel(proto).value();
+      for (int i = 0; i < kConfigurations; ++i) {
+        ParallelConfig c;
+        const int64_t tps[] = {1, 2, 4, 8, 3, 72};
+        c.tp = tps[rng() % 6];
+        c.pp = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.layers));
+        c.dp = int64_t{1} << (rng() % 12);
+        c.micro_batch = int64_t{1} << (rng() % 5);
+        c.virtual_stages = 1 + static_cast<int64_t>(
+                                   rng() % static_cast<uint64_t>(MaxVirtualStages(w.layers, c.pp)));
+        c.recompute = modes[rng() % 4];
+        c.cp = int64_t{1} << (rng() % 4);
+        const int64_t cluster = c.Gpus() + static_cast<int64_t>(rng() % 1000);
+        const StepEstimate want = reference::ReferenceEstimateStep(w, hw, c, cluster);
+        const StepEstimate plain = EstimateStep(w, hw, c, cluster);
+        const StepEstimate reused =
+            EstimateStep(w, hw, c, cluster, EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch));
+        ASSERT_EQ(Differences(plain, want), "") << w.name << " " << DescribeConfig(c);
+        ASSERT_EQ(Differences(reused, want), "") << w.name << " " << DescribeConfig(c);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, kConfigurations * 5 * static_cast<int>(Hardwares().size()));
+}
+
+TEST(StepModelEquivalence, TheSearchPicksWhatTheReferenceEstimates) {
+  for (const TrainingHardware& hw : Hardwares()) {
+    for (const Workload& proto : Workloads()) {
+      const WorkloadModel w = BuildWorkloadModel(proto).value();
+      for (int64_t gpus : {8, 1000, 8192}) {
+        auto r = SearchParallelism(w, hw, gpus);
+        if (!r.ok()) continue;
+        const StepEstimate want = reference::ReferenceEstimateStep(w, hw, r->config, gpus);
+        EXPECT_EQ(Differences(r->estimate, want), "") << w.name << " " << DescribeConfig(r->config);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dcplan
