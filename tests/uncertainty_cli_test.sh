@@ -16,7 +16,7 @@ check "plan at the median" 6664 "$(json_get "$TMP/seed.json" "p['counts']['gpu_c
 check "p50 within 1%" True "$(json_get "$TMP/seed.json" "abs(p['distribution']['gpu_count']['p50'] - 6664) <= 66.64")"
 check "p10 within 1%" True "$(json_get "$TMP/seed.json" "abs(p['distribution']['gpu_count']['p10'] - 5256) <= 52.56")"
 check "p90 within 1%" True "$(json_get "$TMP/seed.json" "abs(p['distribution']['gpu_count']['p90'] - 9088) <= 90.88")"
-check "binding share" "BINDING_CONSTRAINT_FACILITY_POWER 1.0" "$(json_get "$TMP/seed.json" "p['distribution']['binding'][0]['binding_constraint'] + ' ' + str(p['distribution']['binding'][0]['fraction'])")"
+check "binding share" "BINDING_CONSTRAINT_FACILITY_POWER 1.0" "$(json_get "$TMP/seed.json" "p['distribution']['binding'][0]['binding_constraint'] + ' ' + str(float(p['distribution']['binding'][0]['fraction']))")"
 
 # The same on one thread and on three; another seed differs.
 "$DCPLAN" fit "${SEED[@]}" --samples=5000 --threads=1 --format=json > "$TMP/t1.json"
