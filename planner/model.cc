@@ -221,7 +221,6 @@ absl::StatusOr<SiteModel> BuildSiteModel(const Site& site) {
   return out;
 }
 
-
 CostModel BuildCostModel(const Costs& costs, Cooling cooling) {
   CostModel out;
   out.facility_per_it_power = units::UsdPerWatt(defaults::FacilityUsdPerItWatt(costs, cooling));

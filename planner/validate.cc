@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -714,6 +715,35 @@ absl::Status ValidateUncertainInputs(const PlanRequest& r) {
   if (mc.has_samples() && (mc.samples() < 1 || mc.samples() > kMaxMonteCarloSamples)) {
     return absl::OutOfRangeError(absl::StrCat("monte_carlo.samples must be in [1, ",
                                               kMaxMonteCarloSamples, "], got ", mc.samples()));
+  }
+  // Every number finite first, named by its full path ("uncertain[0].uniform.low").
+  std::function<absl::Status(const google::protobuf::Message&, const std::string&)> finite =
+      [&](const google::protobuf::Message& m, const std::string& prefix) -> absl::Status {
+    std::vector<const google::protobuf::FieldDescriptor*> fields;
+    m.GetReflection()->ListFields(m, &fields);
+    for (const google::protobuf::FieldDescriptor* f : fields) {
+      const std::string path = absl::StrCat(prefix, ".", f->name());
+      if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE && !f->is_repeated()) {
+        const double v = m.GetReflection()->GetDouble(m, f);
+        if (!std::isfinite(v)) {
+          return WithFieldPath(
+              absl::InvalidArgumentError(absl::StrCat(path, " must be finite, got ", v)), path);
+        }
+      } else if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+        if (f->is_repeated()) {
+          for (int j = 0; j < m.GetReflection()->FieldSize(m, f); ++j) {
+            DCPLAN_RETURN_IF_ERROR(finite(m.GetReflection()->GetRepeatedMessage(m, f, j),
+                                          absl::StrCat(path, "[", j, "]")));
+          }
+        } else {
+          DCPLAN_RETURN_IF_ERROR(finite(m.GetReflection()->GetMessage(m, f), path));
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (int i = 0; i < r.uncertain_size(); ++i) {
+    DCPLAN_RETURN_IF_ERROR(finite(r.uncertain(i), absl::StrCat("uncertain[", i, "]")));
   }
   PlanRequest probe = r;
   probe.clear_uncertain();

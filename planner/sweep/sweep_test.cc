@@ -239,8 +239,8 @@ TEST(Sweep, CreateRefusesBadGrids) {
   EXPECT_THAT(Sweep::Create(SeedWith(""), {Axis("preset=seed,h900")}).status(),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("h900")));
   // 100,000 x 100,000 = 1e10 points > kMaxSweepPoints.
-  EXPECT_THAT(Sweep::Create(SeedWith(""),
-                            {Axis("power=1MW:100000MW:1MW"), Axis("costs.electricity_usd_per_kwh=0.00001:1:0.00001")})
+  EXPECT_THAT(Sweep::Create(SeedWith(""), {Axis("power=1MW:100000MW:1MW"),
+                                           Axis("costs.electricity_usd_per_kwh=0.00001:1:0.00001")})
                   .status(),
               StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("at most")));
 }
@@ -315,10 +315,10 @@ TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
            "}",
        }) {
     SCOPED_TRACE(extra);
-    Sweep s = Sweep::Create(H100With(extra),
-                            {Axis("pue=0.95,1.2,1.5"), Axis("costs.electricity_usd_per_kwh=-0.01,0.05,0.15"),
-                             Axis("budget=$300M,$2B"), Axis("gpus=0,5000,100K"),
-                             Axis("power=3MW,7MW,20MW,45.9MW,90MW")})
+    Sweep s = Sweep::Create(H100With(extra), {Axis("pue=0.95,1.2,1.5"),
+                                              Axis("costs.electricity_usd_per_kwh=-0.01,0.05,0.15"),
+                                              Axis("budget=$300M,$2B"), Axis("gpus=0,5000,100K"),
+                                              Axis("power=3MW,7MW,20MW,45.9MW,90MW")})
                   .value();
     SweepOptions slow;
     slow.patch_models = false;
