@@ -62,6 +62,8 @@ const std::vector<FlagGroup>& FlagGroups() {
         {"compare", {"presets", "requests", "set"}},
         {"sizes", {"gpus"}},
         {"sweep", {"vary", "threads"}},
+        {"uncertainty",
+         {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads"}},
         {"convert", {"in", "out", "in_format", "out_format", "type"}},
         {"validate", {"request", "type", "in_format"}},
         {"presets", {"preset", "format", "models", "model"}},
@@ -89,7 +91,21 @@ const Command kCommands[] = {
      "building count and budget all fit, and says which cap bound. Flags override the preset's or\n"
      "the request file's fields. --pue is the design-day PUE (what fits), --annual_pue the\n"
      "year's average (the energy bill). Example: dcplan fit --preset=seed --power=45.9MW",
-     "base output caps site_money workload"},
+     "base output caps site_money workload uncertainty"},
+    {"sensitivity", dcplan::cli::RunSensitivity,
+     "which uncertain input moves the answer most: a tornado",
+     "dcplan sensitivity --uncertain=PATH=DIST [--uncertain=...] [--output=gpu_count]\n"
+     "                   [--samples=10000] [--seed=1] [--threads=N] [--samples_out=FILE]\n"
+     "                   [--format=table|json|textproto|binary|svg] [--out=FILE] [flags of fit]\n"
+     "\n"
+     "Solves the request at every uncertain input's median, its Monte Carlo percentiles, and for\n"
+     "each input the output (--output: gpu_count, tco_usd, realized_flops_per_second, ... or a\n"
+     "Plan field path) at the input's P10 and P90 with the others at P50, ranked by swing.\n"
+     "--format=svg draws the tornado. DIST: uniform(a, b), triangular(low, mode, high),\n"
+     "normal(mean, sd), lognormal(median, sigma), discrete(v1:p1, v2:p2), values with units.\n"
+     "Example: dcplan sensitivity --power=200MW --uncertain='pue=uniform(1.1, 1.5)'\n"
+     "         --uncertain='gpu_price=triangular($25K, $30K, $40K)'",
+     "base output caps site_money workload uncertainty"},
     {"scale", dcplan::cli::RunScale, "peak, MFU, realized compute and power for given sizes",
      "dcplan scale [--preset=NAME | --request=FILE] [--gpus=1,8,512,8192,32768]\n"
      "             [--pue=1.3] [--format=table|csv|json|textproto|binary] [--out=FILE]\n"
@@ -175,7 +191,9 @@ std::string MainUsage() {
       "dcplan: plan AI data centers: how many GPUs fit in N megawatts or $B, what they deliver "
       "and cost.\n\nusage: dcplan COMMAND [--flags]\n\ncommands:\n";
   for (const Command& c : kCommands)
-    absl::StrAppend(&s, "  ", c.name, std::string(10 - std::strlen(c.name), ' '), c.summary, "\n");
+    absl::StrAppend(&s, "  ", c.name,
+                    std::string(std::strlen(c.name) < 10 ? 10 - std::strlen(c.name) : 1, ' '),
+                    c.summary, "\n");
   absl::StrAppend(&s,
                   "\n`dcplan help COMMAND` or `dcplan COMMAND --help` prints a command's flags.\n");
   return s;

@@ -10,11 +10,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -23,6 +26,7 @@
 #include "base/text.h"
 #include "planner/defaults.h"
 #include "planner/request_edit.h"
+#include "planner/uncertain.h"
 #include "planner/workload/workload_validate.h"
 #include "proto/request.pb.h"
 
@@ -717,10 +721,84 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
   return ValidateNothingIgnored(request);
 }
 
+// PlanRequest.uncertain and monte_carlo (proto/uncertainty.proto): each entry's distribution
+// (planner/uncertain.h), each path once, and its values inside the field's own range: the request
+// with the value set must pass the field's checks ("uncertain[0] (site.pue): 0.5 is outside the
+// field's range: site.pue must be ...").
+absl::Status ValidateUncertainInputs(const PlanRequest& r) {
+  if (r.uncertain_size() == 0 && !r.has_monte_carlo()) return absl::OkStatus();
+  if (r.uncertain_size() > kMaxUncertainInputs) {
+    return absl::InvalidArgumentError(absl::StrCat("uncertain: at most ", kMaxUncertainInputs,
+                                                   " inputs, got ", r.uncertain_size()));
+  }
+  const MonteCarlo& mc = r.monte_carlo();
+  if (mc.has_samples() && (mc.samples() < 1 || mc.samples() > kMaxMonteCarloSamples)) {
+    return absl::OutOfRangeError(absl::StrCat("monte_carlo.samples must be in [1, ",
+                                              kMaxMonteCarloSamples, "], got ", mc.samples()));
+  }
+  // Every number finite first, named by its full path ("uncertain[0].uniform.low").
+  std::function<absl::Status(const google::protobuf::Message&, const std::string&)> finite =
+      [&](const google::protobuf::Message& m, const std::string& prefix) -> absl::Status {
+    std::vector<const google::protobuf::FieldDescriptor*> fields;
+    m.GetReflection()->ListFields(m, &fields);
+    for (const google::protobuf::FieldDescriptor* f : fields) {
+      const std::string path = absl::StrCat(prefix, ".", f->name());
+      if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE && !f->is_repeated()) {
+        const double v = m.GetReflection()->GetDouble(m, f);
+        if (!std::isfinite(v)) {
+          return WithFieldPath(
+              absl::InvalidArgumentError(absl::StrCat(path, " must be finite, got ", v)), path);
+        }
+      } else if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+        if (f->is_repeated()) {
+          for (int j = 0; j < m.GetReflection()->FieldSize(m, f); ++j) {
+            DCPLAN_RETURN_IF_ERROR(finite(m.GetReflection()->GetRepeatedMessage(m, f, j),
+                                          absl::StrCat(path, "[", j, "]")));
+          }
+        } else {
+          DCPLAN_RETURN_IF_ERROR(finite(m.GetReflection()->GetMessage(m, f), path));
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (int i = 0; i < r.uncertain_size(); ++i) {
+    DCPLAN_RETURN_IF_ERROR(finite(r.uncertain(i), absl::StrCat("uncertain[", i, "]")));
+  }
+  PlanRequest probe = r;
+  probe.clear_uncertain();
+  probe.clear_monte_carlo();
+  std::vector<std::string> seen;
+  for (int i = 0; i < r.uncertain_size(); ++i) {
+    const std::string where = absl::StrCat("uncertain[", i, "]");
+    DCPLAN_ASSIGN_OR_RETURN(UncertainInput in, ResolveUncertain(r.uncertain(i), where));
+    const std::string& path = in.field.path;
+    if (std::find(seen.begin(), seen.end(), path) != seen.end()) {
+      return WithFieldPath(
+          absl::InvalidArgumentError(absl::StrCat(where, " (", path, "): given twice")), where);
+    }
+    seen.push_back(path);
+    for (double v : in.ValuesToCheck()) {
+      PlanRequest p = probe;
+      absl::Status s = SetNumber(in.field, v, &p);
+      if (s.ok()) s = ValidateRequestFields(p);
+      if (!s.ok() && (absl::StartsWith(s.message(), path) || FieldPathOf(s) == path)) {
+        return WithFieldPath(absl::InvalidArgumentError(
+                                 absl::StrCat(where, " (", path, "): ", absl::StrFormat("%g", v),
+                                              " is outside the field's range: ", s.message())),
+                             where);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidateRequest(const PlanRequest& request) {
-  return AttachLeadingPath(ValidateRequestFields(request));
+  absl::Status status = ValidateRequestFields(request);
+  if (status.ok()) status = ValidateUncertainInputs(request);
+  return AttachLeadingPath(std::move(status));
 }
 
 }  // namespace dcplan

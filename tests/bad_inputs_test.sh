@@ -68,7 +68,7 @@ bad "scale size 0" 1 'dcplan: --gpus: expected a whole number in [1, 10000000000
 bad "scale size above 10^12" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "1e13"' scale --gpus=1e13
 bad "scale size not a number" 1 'dcplan: --gpus: expected a count such as 16M, got "abc"' scale --gpus=abc
 bad "scale empty size" 1 'dcplan: --gpus: expected a count such as 16M, got ""' scale --gpus=1,,2
-bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, scale, sweep, compare, validate, convert, train, serve, presets' fly
+bad "unknown command" 2 'dcplan: unknown command "fly"; commands are fit, sensitivity, scale, sweep, compare, validate, convert, train, serve, presets' fly
 bad "stray argument" 2 'dcplan: unexpected argument "extra" (flags are --name=value)' fit extra
 bad "unknown flag" 2 "dcplan: unknown flag --powr; did you mean --power? (dcplan help COMMAND lists a command's flags)" fit --powr=5MW
 # A flag the command does not use is an error naming the commands that do (it was ignored, exit 0).
@@ -139,7 +139,7 @@ bad "power of 0 MW" 1 'dcplan: --power=0MW: a cap of zero fits no server (and 0 
 bad "budget of zero" 1 'dcplan: --budget=0: a cap of zero fits no server (and 0 in a request means no cap); leave it out to solve without this cap' fit --preset=h100-dgx --power=1MW --budget=0
 "$DCPLAN" fit --preset=h100-dgx --power=1MW --electricity=0 --format=json >"$T/free.json"
 check "--electricity=0 is free electricity" "0 0" "$? $(json_get "$T/free.json" "int(p['cost']['energy_usd_per_year'])")"
-bad "help for an unknown command" 2 'dcplan: unknown command "nope"; commands are fit, scale, sweep, compare, validate, convert, train, serve, presets' help nope
+bad "help for an unknown command" 2 'dcplan: unknown command "nope"; commands are fit, sensitivity, scale, sweep, compare, validate, convert, train, serve, presets' help nope
 bad "request from stdin without a format" 1 'dcplan: --request=- reads standard input, whose encoding dcplan cannot tell: add --in_format=text, --in_format=json or --in_format=binary' fit --request=-
 bad "request from stdin with an unknown format" 1 'dcplan: --in_format: unknown encoding "yaml"; expected one of text, textproto, json, binary, pb' fit --request=- --in_format=yaml
 got=$("$DCPLAN" fit --request=- --in_format=text <"$SEED" --format=json | python3 -c "import json,sys; print(json.load(sys.stdin)['counts']['gpu_count'])")

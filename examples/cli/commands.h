@@ -19,7 +19,8 @@ absl::Status RunCompare();   // compare.cc: the same caps for several presets, r
 absl::Status RunPresets();   // presets.cc: list the compiled-in presets or show one
 absl::Status RunTrain();     // train.cc: what a cluster realizes for one training job
 absl::Status RunSweep();     // sweep.cc: one request over a grid of values (CSV, JSON lines, SVG)
-absl::Status RunServe();     // serve.cc: the page and the HTTP API (examples/serve/)
+absl::Status RunSensitivity();  // sensitivity.cc: the tornado of the uncertain inputs
+absl::Status RunServe();        // serve.cc: the page and the HTTP API (examples/serve/)
 
 // Prints `status` as a one-line error on stderr and returns 1 (main's exit code for a failed
 // command); used by main only.

@@ -8,6 +8,7 @@
 #include "examples/cli/progress.h"
 #include "examples/cli/report.h"
 #include "examples/cli/training_report.h"
+#include "examples/cli/uncertainty.h"
 #include "planner/planner.h"
 
 namespace dcplan::cli {
@@ -17,6 +18,7 @@ absl::Status RunFit() {
   if (!format.ok()) return format.status();
   auto request = RequestFromFlags();
   if (!request.ok()) return request.status();
+  if (HasUncertainty(*request)) return WriteUncertainFit(*request, *format);  // uncertainty.h
   std::optional<SetupNotice> notice(std::in_place,
                                     "dcplan fit: solving");  // a workload can take seconds
   auto plan = SolvePlan(*request);

@@ -19,6 +19,7 @@
 #include "base/file_io.h"
 #include "base/status_macros.h"
 #include "base/text.h"
+#include "examples/cli/uncertainty.h"
 #include "examples/cli/workload_flags.h"
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
@@ -293,6 +294,7 @@ absl::Status CheckFlagsMatter(const PlanRequest& r) {
 absl::StatusOr<PlanRequest> RequestFromFlags() {
   DCPLAN_ASSIGN_OR_RETURN(PlanRequest request, BaseRequest());
   DCPLAN_RETURN_IF_ERROR(ApplyOverrides(&request));
+  DCPLAN_RETURN_IF_ERROR(ApplyUncertaintyFlags(&request));  // examples/cli/uncertainty.h
   DCPLAN_RETURN_IF_ERROR(CheckFlagsMatter(request));
   return request;
 }

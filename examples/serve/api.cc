@@ -29,6 +29,7 @@
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
 #include "planner/solver.h"
+#include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
 #include "planner/training.h"
 #include "proto/io.h"
@@ -271,7 +272,12 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
       return ErrorResponse(400, "explain must be all, ledger or none", "explain");
     }
   }
-  auto plan = SolvePlan(request, explain);
+  // Uncertain inputs: the plan at their medians with its distributions
+  // (planner/sweep/sensitivity.h), on the request's own thread.
+  MonteCarloOptions one_thread;
+  one_thread.threads = 1;
+  auto plan = request.uncertain_size() > 0 ? SolveUncertainPlan(request, one_thread)
+                                           : SolvePlan(request, explain);
   if (!plan.ok()) return FromStatus(plan.status());
   return MessageResponse(*plan, binary);
 }

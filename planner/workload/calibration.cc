@@ -456,4 +456,39 @@ absl::StatusOr<FitResult> LeaveOneOut(const std::vector<MeasuredRun>& runs,
   return r;
 }
 
+absl::StatusOr<FitResult> LeaveOneSourceOut(const std::vector<MeasuredRun>& runs,
+                                            const EfficiencyCalibration& base,
+                                            const FitBounds& bounds) {
+  std::vector<std::string> sources;
+  for (const MeasuredRun& run : runs) {
+    if (std::find(sources.begin(), sources.end(), run.source) == sources.end()) {
+      sources.push_back(run.source);
+    }
+  }
+  if (sources.size() < 2) {
+    return absl::InvalidArgumentError("leave-one-source-out needs runs from at least two sources");
+  }
+  FitResult r;
+  r.error_points.assign(runs.size(), 0.0);
+  double sum = 0;
+  for (const std::string& source : sources) {
+    std::vector<MeasuredRun> others;
+    for (const MeasuredRun& run : runs) {
+      if (run.source != source) others.push_back(run);
+    }
+    DCPLAN_ASSIGN_OR_RETURN(FitResult fit, FitCalibration(others, base, bounds));
+    r.folds.push_back(fit.calibration);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].source != source) continue;
+      DCPLAN_ASSIGN_OR_RETURN(FitResult one, ScoreCalibration({runs[i]}, fit.calibration));
+      const double err = one.error_points[0];
+      r.error_points[i] = err;
+      sum += err * err;
+      r.max_abs_points = std::max(r.max_abs_points, std::abs(err));
+    }
+  }
+  r.rms_points = std::sqrt(sum / static_cast<double>(runs.size()));
+  return r;
+}
+
 }  // namespace dcplan

@@ -130,6 +130,14 @@ absl::StatusOr<FitResult> LeaveOneOut(const std::vector<MeasuredRun>& runs,
                                       const EfficiencyCalibration& base,
                                       const FitBounds& bounds = FitBounds());
 
+// Leave-one-source-out: for each source (a paper or table: MeasuredRun.source), the fit to the runs
+// of every other source, scored on that source's runs. error_points[i] is run i's error under the
+// fit without its whole source; rms_points and max_abs_points summarize them. Harder than
+// LeaveOneOut: a source's rows share a framework, a cluster and a way of counting.
+absl::StatusOr<FitResult> LeaveOneSourceOut(const std::vector<MeasuredRun>& runs,
+                                            const EfficiencyCalibration& base,
+                                            const FitBounds& bounds = FitBounds());
+
 // The errors of `calibration` on `runs`, as FitCalibration reports them.
 absl::StatusOr<FitResult> ScoreCalibration(const std::vector<MeasuredRun>& runs,
                                            const EfficiencyCalibration& calibration);

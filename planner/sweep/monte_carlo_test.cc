@@ -1,0 +1,343 @@
+#include "planner/sweep/monte_carlo.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/status_matchers.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "planner/planner.h"
+#include "planner/presets/presets.h"
+#include "planner/sweep/sensitivity.h"
+#include "planner/test_requests.h"
+#include "planner/uncertain.h"
+#include "planner/validate.h"
+
+namespace dcplan {
+namespace {
+
+using ::dcplan::testing::IsOk;
+using ::dcplan::testing::SeedWith;
+using ::dcplan::testing::StatusIs;
+using ::testing::HasSubstr;
+
+void AddUncertain(absl::string_view text, PlanRequest* r) {
+  auto u = ParseUncertain(text);
+  ASSERT_THAT(u.status(), IsOk()) << text;
+  *r->add_uncertain() = *u;
+}
+
+ExplainOptions NoExplain() {
+  ExplainOptions e;
+  e.assumptions = e.influence = e.marginal = e.next_step = false;
+  return e;
+}
+
+// The seed preset at 14 MW with site.pue = uniform(1.0, 2.0).
+PlanRequest SeedPue(uint64_t samples, uint64_t seed) {
+  PlanRequest r = SeedWith("constraints { power_cap_watts: 14e6 }");
+  AddUncertain("pue=uniform(1.0, 2.0)", &r);
+  r.mutable_monte_carlo()->set_samples(samples);
+  r.mutable_monte_carlo()->set_seed(seed);
+  return r;
+}
+
+TEST(MonteCarlo, SeedPercentilesMatchTheHandFormula) {
+  // 1.4 kW all-in per GPU, 8 per server: GPUs = 8 x floor(14 MW / (1.4 kW x PUE x 8)).
+  //   PUE 1.5 (its P50): 8 x floor(833.3) = 6,664 GPUs (the P50 of GPUs);
+  //   PUE 1.9 (its P90): 8 x floor(657.9) = 5,256 GPUs (the P10 of GPUs, GPUs fall as PUE rises);
+  //   PUE 1.1 (its P10): 8 x floor(1136.4) = 9,088 GPUs (the P90).
+  auto mc = MonteCarloRun::Create(SeedPue(100000, 1));
+  ASSERT_THAT(mc.status(), IsOk());
+  EXPECT_TRUE(mc->patched());
+  auto d = mc->Summarize({});
+  ASSERT_THAT(d.status(), IsOk());
+  EXPECT_EQ(d->samples(), 100000u);
+  EXPECT_NEAR(d->gpu_count().p50(), 6664, 0.01 * 6664);
+  EXPECT_NEAR(d->gpu_count().p10(), 5256, 0.01 * 5256);
+  EXPECT_NEAR(d->gpu_count().p90(), 9088, 0.01 * 9088);
+  // The extremes: PUE 2.0 gives 8 x floor(625) = 5,000; PUE 1.0 gives 8 x 1,250 = 10,000.
+  EXPECT_GE(d->gpu_count().min(), 5000);
+  EXPECT_LE(d->gpu_count().max(), 10000);
+  ASSERT_EQ(d->binding_size(), 1);
+  EXPECT_EQ(d->binding(0).binding_constraint(), "BINDING_CONSTRAINT_FACILITY_POWER");
+  EXPECT_DOUBLE_EQ(d->binding(0).fraction(), 1.0);
+  EXPECT_FALSE(d->has_time_to_train_seconds());  // no workload
+}
+
+TEST(MonteCarlo, IsReproducibleAndTheSameOnAnyThreadCount) {
+  auto mc = MonteCarloRun::Create(SeedPue(20000, 7));
+  ASSERT_THAT(mc.status(), IsOk());
+  std::string one, two, three;
+  MonteCarloOptions o;
+  o.threads = 1;
+  o.block_samples = 3000;  // blocks that do not divide the samples
+  ASSERT_TRUE(mc->Summarize(o)->SerializeToString(&one));
+  o.threads = 2;
+  ASSERT_TRUE(mc->Summarize(o)->SerializeToString(&two));
+  o.threads = 3;
+  o.block_samples = 1 << 15;
+  ASSERT_TRUE(mc->Summarize(o)->SerializeToString(&three));
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(one, three);
+  auto again = MonteCarloRun::Create(SeedPue(20000, 7));
+  std::string four;
+  ASSERT_TRUE(again->Summarize({})->SerializeToString(&four));
+  EXPECT_EQ(one, four);
+  // Another seed draws other samples: the mean moves.
+  auto other = MonteCarloRun::Create(SeedPue(20000, 8));
+  EXPECT_NE(mc->Summarize({})->gpu_count().mean(), other->Summarize({})->gpu_count().mean());
+  EXPECT_NE(mc->InputValue(0, 0), other->InputValue(0, 0));
+}
+
+// Each patched sample is what SolvePlan says for the sampled request, output by output.
+void ExpectSamplesMatchSolvePlan(const PlanRequest& request, int n) {
+  auto mc = MonteCarloRun::Create(request);
+  ASSERT_THAT(mc.status(), IsOk());
+  std::vector<SampleResult> out(n);
+  mc->SolveSamples(0, absl::MakeSpan(out));
+  for (int i = 0; i < n; ++i) {
+    auto plan = SolvePlan(mc->RequestAt(i), NoExplain());
+    ASSERT_THAT(plan.status(), IsOk());
+    ASSERT_TRUE(out[i].ok) << i;
+    EXPECT_EQ(out[i].binding, plan->binding_constraint()) << i;
+    for (int k = 0; k < kNumSampleOutputs; ++k) {
+      if (!plan->has_training() && (k == kOutTimeToTrainSeconds || k == kOutGoodput)) continue;
+      EXPECT_DOUBLE_EQ(out[i].outputs[k], *PlanOutput(*plan, OutputName(k)))
+          << "sample " << i << " " << OutputName(k);
+    }
+  }
+}
+
+TEST(MonteCarlo, PatchedSamplesAreWhatSolvePlanGives) {
+  auto base = LoadPreset("h100-dgx");
+  ASSERT_THAT(base.status(), IsOk());
+  PlanRequest power = *base;
+  power.mutable_constraints()->set_power_cap_watts(50e6);
+  AddUncertain("pue=triangular(1.1, 1.25, 1.5)", &power);
+  AddUncertain("electricity=uniform(0.06 USD/kWh, 0.12 USD/kWh)", &power);
+  AddUncertain("gpu_price=normal($27.5K, $3K)", &power);
+  ExpectSamplesMatchSolvePlan(power, 300);
+  PlanRequest budget = *base;
+  budget.mutable_constraints()->set_budget_usd(2e9);
+  AddUncertain("server_price=lognormal($300K, 0.1)", &budget);
+  AddUncertain("wacc=discrete(6%:0.25, 8%:0.5, 10%:0.25)", &budget);
+  AddUncertain("site.annual_pue=uniform(1.1, 1.2)", &budget);
+  ExpectSamplesMatchSolvePlan(budget, 300);
+}
+
+TEST(MonteCarlo, RebuiltSamplesAreWhatSolvePlanGives) {
+  auto base = LoadPreset("h100-dgx");
+  ASSERT_THAT(base.status(), IsOk());
+  base->mutable_constraints()->set_power_cap_watts(20e6);
+  AddUncertain("hardware.server.overhead_watts=uniform(3.5kW, 6kW)", &*base);
+  auto mc = MonteCarloRun::Create(*base);
+  ASSERT_THAT(mc.status(), IsOk());
+  EXPECT_FALSE(mc->patched());
+  ExpectSamplesMatchSolvePlan(*base, 30);
+}
+
+TEST(MonteCarlo, NormalIsTruncatedToTheFieldsRange) {
+  // site.pue must be >= 1: normal(1.0, 0.2) becomes the half normal above 1, whose median is
+  // 1 + 0.2 x Phi^-1(0.75) = 1 + 0.2 x 0.674490 = 1.134898.
+  PlanRequest r = SeedWith("constraints { power_cap_watts: 14e6 }");
+  AddUncertain("pue=normal(1.0, 0.2)", &r);
+  auto mc = MonteCarloRun::Create(r);
+  ASSERT_THAT(mc.status(), IsOk());
+  EXPECT_NEAR(mc->inputs()[0].Quantile(0.5), 1.134898, 1e-5);
+  for (int i = 0; i < 2000; ++i) EXPECT_GE(mc->InputValue(i, 0), 1.0);
+}
+
+TEST(MonteCarlo, NormalQuantileMatchesTables) {
+  // Standard normal table values.
+  EXPECT_NEAR(NormalQuantile(0.5), 0.0, 1e-12);
+  EXPECT_NEAR(NormalQuantile(0.9), 1.2815515655446004, 1e-12);
+  EXPECT_NEAR(NormalQuantile(0.975), 1.959963984540054, 1e-12);
+  EXPECT_NEAR(NormalQuantile(1e-10), -6.361340902404056, 1e-9);
+}
+
+TEST(MonteCarlo, TriangularAndDiscreteQuantiles) {
+  // triangular(1, 2, 4): F(2) = (2-1)/(4-1) = 1/3; its median solves (4-x)^2 / (3 x 2) = 1/2,
+  // x = 4 - sqrt(3) = 2.267949.
+  auto t = ParseUncertain("pue=triangular(1, 2, 4)");
+  ASSERT_THAT(t.status(), IsOk());
+  auto in = ResolveUncertain(*t);
+  ASSERT_THAT(in.status(), IsOk());
+  EXPECT_NEAR(in->Quantile(0.5), 4 - std::sqrt(3.0), 1e-12);
+  EXPECT_DOUBLE_EQ(in->Quantile(1.0 / 3), 2.0);
+  auto d = ResolveUncertain(*ParseUncertain("pue=discrete(1.4:0.5, 1.2:30%, 1.3:0.2)"));
+  ASSERT_THAT(d.status(), IsOk());
+  // Sorted: 1.2 (0.3), 1.3 (0.2, cumulative 0.5), 1.4 (0.5).
+  EXPECT_DOUBLE_EQ(d->Quantile(0.1), 1.2);
+  EXPECT_DOUBLE_EQ(d->Quantile(0.5), 1.3);
+  EXPECT_DOUBLE_EQ(d->Quantile(0.9), 1.4);
+}
+
+TEST(MonteCarlo, TextWithUnitsIsReadInTheFieldsUnit) {
+  auto u = ParseUncertain("electricity=uniform(0.06 USD/kWh, 0.12 USD/kWh)");
+  ASSERT_THAT(u.status(), IsOk());
+  EXPECT_EQ(u->path(), "costs.electricity_usd_per_kwh");
+  EXPECT_DOUBLE_EQ(u->uniform().low(), 0.06);
+  EXPECT_DOUBLE_EQ(u->uniform().high(), 0.12);
+  auto p = ParseUncertain("power=uniform(40MW, 60MW)");
+  ASSERT_THAT(p.status(), IsOk());
+  EXPECT_DOUBLE_EQ(p->uniform().low(), 40e6);
+  // The request file's text form is the same grammar.
+  PlanRequest r = SeedWith(R"pb(constraints { power_cap_watts: 14e6 }
+                                uncertain { path: "pue" text: "uniform(1.0, 2.0)" })pb");
+  auto mc = MonteCarloRun::Create(r);
+  ASSERT_THAT(mc.status(), IsOk());
+  EXPECT_DOUBLE_EQ(mc->inputs()[0].Quantile(0.9), 1.9);
+}
+
+// Every kind of bad distribution, with its message.
+TEST(MonteCarlo, BadDistributionsAreErrorsNamingThePath) {
+  struct Case {
+    const char* uncertain;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"pb(path: "site.pue"
+            uniform { low: 2 high: 1.5 })pb",
+       "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5"},
+      {R"pb(path: "pue"
+            triangular { low: 1.2 mode: 1.6 high: 1.5 })pb",
+       "uncertain[0] (site.pue): triangular needs low <= mode <= high, got 1.2, 1.6, 1.5"},
+      {R"pb(path: "pue"
+            normal { mean: 1.2 sd: -0.1 })pb",
+       "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1"},
+      {R"pb(path: "pue"
+            lognormal { median: 0 sigma: 0.1 })pb",
+       "uncertain[0] (site.pue): lognormal median must be > 0, got 0"},
+      {R"pb(path: "pue"
+            lognormal { median: 1.2 sigma: -1 })pb",
+       "uncertain[0] (site.pue): lognormal sigma must be >= 0, got -1"},
+      {R"pb(path: "pue"
+            discrete {})pb",
+       "uncertain[0] (site.pue): discrete needs 1 to 1000 values, got 0"},
+      {R"pb(path: "pue"
+            discrete { values { value: 1.2 probability: 0 } })pb",
+       "uncertain[0] (site.pue): discrete probability of 1.2 must be > 0, got 0"},
+      {R"pb(path: "pue"
+            discrete { values { value: 1.2 probability: 0.9 } })pb",
+       "uncertain[0] (site.pue): discrete probabilities must sum to 1, got 0.9"},
+      {R"pb(path: "pue")pb", "uncertain[0] (site.pue): no distribution given"},
+      {R"pb(path: "site.cooling"
+            uniform { low: 1 high: 2 })pb",
+       "uncertain[0] (site.cooling): not a numeric field"},
+      {R"pb(path: "site.peu"
+            uniform { low: 1 high: 2 })pb",
+       "uncertain[0]: no field \"site.peu\""},
+      {R"pb(path: "pue"
+            uniform { low: 0.5 high: 1.5 })pb",
+       "uncertain[0] (site.pue): 0.5 is outside the field's range: site.pue"},
+      {R"pb(path: "pue"
+            normal { mean: 0.9 sd: 0.1 })pb",
+       "uncertain[0] (site.pue): 0.9 is outside the field's range: site.pue"},
+      {R"pb(path: "pue" text: "uniform(1.5)")pb",
+       "uncertain[0]: site.pue: uniform takes 2 values, got \"1.5\""},
+      {R"pb(path: "pue" text: "beta(1, 2)")pb",
+       "uncertain[0]: site.pue: unknown distribution \"beta\""},
+      {R"pb(path: "electricity" text: "uniform(0.06 USD/kWh, 12 MW)")pb",
+       "uncertain[0]: costs.electricity_usd_per_kwh"},
+  };
+  for (const Case& c : cases) {
+    PlanRequest r = SeedWith("constraints { power_cap_watts: 14e6 }");
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(c.uncertain, r.add_uncertain()));
+    EXPECT_THAT(ValidateRequest(r),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)))
+        << c.uncertain;
+  }
+  PlanRequest twice = SeedPue(10, 1);
+  AddUncertain("site.pue=uniform(1.1, 1.2)", &twice);
+  EXPECT_THAT(ValidateRequest(twice), StatusIs(absl::StatusCode::kInvalidArgument,
+                                               HasSubstr("uncertain[1] (site.pue): given twice")));
+}
+
+TEST(MonteCarlo, ABillionSamplesAreRefused) {
+  PlanRequest r = SeedPue(1000000000, 1);
+  EXPECT_THAT(MonteCarloRun::Create(r).status(),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       HasSubstr("monte_carlo.samples must be in [1, 1000000], got 1000000000")));
+}
+
+// The explicit fit of `request` with `path` set to `v`: its GPU count.
+double GpusAt(PlanRequest request, absl::string_view path, double v) {
+  request.clear_uncertain();
+  request.clear_monte_carlo();
+  auto f = ResolveField(path);
+  EXPECT_THAT(SetNumber(*f, v, &request), IsOk());
+  auto plan = SolvePlan(request, NoExplain());
+  EXPECT_THAT(plan.status(), IsOk());
+  return plan.ok() ? static_cast<double>(plan->counts().gpu_count()) : -1;
+}
+
+TEST(Sensitivity, PueLeadsUnderAPowerCapAndThePriceUnderABudget) {
+  auto base = LoadPreset("h100-dgx");
+  ASSERT_THAT(base.status(), IsOk());
+  for (bool power_cap : {true, false}) {
+    PlanRequest r = *base;
+    if (power_cap) {
+      r.mutable_constraints()->set_power_cap_watts(50e6);
+    } else {
+      r.mutable_constraints()->set_budget_usd(2e9);
+    }
+    AddUncertain("server_price=uniform($250K, $350K)", &r);
+    AddUncertain("pue=uniform(1.1, 1.5)", &r);
+    auto mc = MonteCarloRun::Create(r);
+    ASSERT_THAT(mc.status(), IsOk());
+    auto s = Sensitivity(*mc, "gpu_count");
+    ASSERT_THAT(s.status(), IsOk());
+    ASSERT_EQ(s->size(), 2u);
+    const SensitivityEntry& first = (*s)[0];
+    const SensitivityEntry& second = (*s)[1];
+    EXPECT_EQ(first.path(), power_cap ? "site.pue" : "hardware.server.price_usd");
+    EXPECT_GT(first.swing(), 0);
+    // Under a power cap the price moves nothing; under a capex budget the PUE moves nothing
+    // (the facility is priced per IT watt, so the PUE does not enter capex).
+    EXPECT_EQ(second.swing(), 0);
+    // P10 and P90 of uniform(a, b): a + 0.1 (b - a) and a + 0.9 (b - a).
+    const SensitivityEntry& pue = power_cap ? first : second;
+    EXPECT_NEAR(pue.low_input(), 1.14, 1e-12);
+    EXPECT_NEAR(pue.high_input(), 1.46, 1e-12);
+    const SensitivityEntry& price = power_cap ? second : first;
+    EXPECT_NEAR(price.low_input(), 260e3, 1e-6);
+    EXPECT_NEAR(price.high_input(), 340e3, 1e-6);
+    // Each figure is the explicit fit at that value, the other input at its median.
+    PlanRequest at_median = mc->median_request();
+    for (const SensitivityEntry& e : *s) {
+      EXPECT_EQ(e.output_at_low(), GpusAt(at_median, e.path(), e.low_input()));
+      EXPECT_EQ(e.output_at_high(), GpusAt(at_median, e.path(), e.high_input()));
+      EXPECT_EQ(e.swing(), std::abs(e.output_at_high() - e.output_at_low()));
+    }
+  }
+}
+
+TEST(Sensitivity, AnyPlanOutputAndUnknownOnesAreErrors) {
+  auto mc = MonteCarloRun::Create(SeedPue(10, 1));
+  ASSERT_THAT(mc.status(), IsOk());
+  EXPECT_THAT(Sensitivity(*mc, "power.facility_power_watts").status(), IsOk());
+  EXPECT_THAT(
+      Sensitivity(*mc, "gpus_per_dollar").status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no output \"gpus_per_dollar\"")));
+}
+
+TEST(SolveUncertainPlan, ThePlanIsAtTheMediansWithTheDistributionBeside) {
+  PlanRequest r = SeedPue(1000, 1);
+  r.mutable_monte_carlo()->set_sensitivity(true);
+  auto plan = SolveUncertainPlan(r, {}, NoExplain());
+  ASSERT_THAT(plan.status(), IsOk());
+  // The median of uniform(1, 2) is 1.5: 6,664 GPUs (as above).
+  EXPECT_EQ(plan->counts().gpu_count(), 6664u);
+  EXPECT_EQ(plan->distribution().samples(), 1000u);
+  ASSERT_EQ(plan->sensitivity_size(), 1);
+  EXPECT_EQ(plan->sensitivity_output(), "gpu_count");
+  // P10 1.1 -> 9,088 GPUs, P90 1.9 -> 5,256 GPUs.
+  EXPECT_EQ(plan->sensitivity(0).output_at_low(), 9088);
+  EXPECT_EQ(plan->sensitivity(0).output_at_high(), 5256);
+}
+
+}  // namespace
+}  // namespace dcplan

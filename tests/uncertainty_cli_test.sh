@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# End-to-end tests of plans with error bars: --uncertain on fit, dcplan sensitivity (table, JSON,
+# SVG), --samples_out, reproducibility across thread counts, and bad input. Numbers worked out by
+# hand in comments.
+set -uo pipefail
+
+source "$(dirname "$0")/cli_testlib.sh"
+
+# Seed (1.4 kW all-in per GPU, 8 per server, PUE 1) at 14 MW with PUE uniform(1.0, 2.0):
+# GPUs = 8 x floor(14 MW / (1.4 kW x PUE x 8)): P50 (PUE 1.5) 6,664; P10 of GPUs (PUE 1.9) 5,256;
+# P90 (PUE 1.1) 9,088; each within 1% with 100,000 samples.
+SEED=(--preset=seed --power=14MW --uncertain='pue=uniform(1.0, 2.0)')
+"$DCPLAN" fit "${SEED[@]}" --samples=100000 --format=json --threads=2 > "$TMP/seed.json"
+check "fit exit" 0 $?
+check "plan at the median" 6664 "$(json_get "$TMP/seed.json" "p['counts']['gpu_count']")"
+check "p50 within 1%" True "$(json_get "$TMP/seed.json" "abs(p['distribution']['gpu_count']['p50'] - 6664) <= 66.64")"
+check "p10 within 1%" True "$(json_get "$TMP/seed.json" "abs(p['distribution']['gpu_count']['p10'] - 5256) <= 52.56")"
+check "p90 within 1%" True "$(json_get "$TMP/seed.json" "abs(p['distribution']['gpu_count']['p90'] - 9088) <= 90.88")"
+check "binding share" "BINDING_CONSTRAINT_FACILITY_POWER 1.0" "$(json_get "$TMP/seed.json" "p['distribution']['binding'][0]['binding_constraint'] + ' ' + str(float(p['distribution']['binding'][0]['fraction']))")"
+
+# The same on one thread and on three; another seed differs.
+"$DCPLAN" fit "${SEED[@]}" --samples=5000 --threads=1 --format=json > "$TMP/t1.json"
+"$DCPLAN" fit "${SEED[@]}" --samples=5000 --threads=3 --format=json > "$TMP/t3.json"
+"$DCPLAN" fit "${SEED[@]}" --samples=5000 --seed=2 --format=json > "$TMP/s2.json"
+check "same on any thread count" "$(json_get "$TMP/t1.json" "p['distribution']")" "$(json_get "$TMP/t3.json" "p['distribution']")"
+check "another seed differs" True "$(python3 -c "import json; print(json.load(open('$TMP/t1.json'))['distribution']['gpu_count']['mean'] != json.load(open('$TMP/s2.json'))['distribution']['gpu_count']['mean'])")"
+
+# The table prints P10 / P50 / P90 beside each figure.
+"$DCPLAN" fit "${SEED[@]}" --samples=1000 > "$TMP/seed.txt"
+check "table percentiles" 1 "$(grep -c 'P10 / P50 / P90' "$TMP/seed.txt")"
+
+# --samples_out: a header and one row per sample, inputs first.
+"$DCPLAN" fit "${SEED[@]}" --samples=100 --samples_out="$TMP/samples.csv" > /dev/null
+check "samples csv rows" 101 "$(wc -l < "$TMP/samples.csv")"
+check "samples csv header" "sample,site.pue,ok,binding_constraint,gpu_count" "$(head -1 "$TMP/samples.csv" | cut -d, -f1-5)"
+
+# Sensitivity under a power cap (h100-dgx): PUE first, the server price swings nothing on GPUs.
+H100=(--preset=h100-dgx --uncertain='server_price=uniform($250K, $350K)' --uncertain='pue=uniform(1.1, 1.5)' --samples=500)
+"$DCPLAN" sensitivity "${H100[@]}" --power=50MW --format=json > "$TMP/sp.json"
+check "power cap: pue first" site.pue "$(json_get "$TMP/sp.json" "p['sensitivity'][0]['path']")"
+check "power cap: price swings nothing" 0 "$(json_get "$TMP/sp.json" "p['sensitivity'][1]['swing']")"
+"$DCPLAN" sensitivity "${H100[@]}" --budget='$2B' --format=json > "$TMP/sb.json"
+check "budget: price first" hardware.server.price_usd "$(json_get "$TMP/sb.json" "p['sensitivity'][0]['path']")"
+check "budget: pue swings nothing" 0 "$(json_get "$TMP/sb.json" "p['sensitivity'][1]['swing']")"
+"$DCPLAN" sensitivity "${H100[@]}" --power=50MW --format=svg --out="$TMP/t.svg"
+check "tornado svg" 0 $?
+xmllint --noout "$TMP/t.svg"
+check "tornado svg is XML" 0 $?
+
+# Bad input: one line each, naming the path.
+expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'
+expect_error "sd < 0" "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1" fit --preset=seed --power=14MW --uncertain='pue=normal(1.2, -0.1)'
+expect_error "outside the range" "uncertain[0] (site.pue): 0.5 is outside the field's range" fit --preset=seed --power=14MW --uncertain='pue=uniform(0.5, 1.5)'
+expect_error "a billion samples" "--samples must be in [1, 1000000]" fit --preset=seed --power=14MW --uncertain='pue=uniform(1, 2)' --samples=1000000000
+expect_error "samples alone" "need at least one --uncertain input" fit --preset=seed --power=14MW --samples=10
+expect_error "unknown output" "no output \"gpus_per_dollar\"" sensitivity --preset=seed --power=14MW --uncertain='pue=uniform(1, 2)' --output=gpus_per_dollar
+expect_error "sensitivity alone" "sensitivity needs at least one --uncertain input" sensitivity --preset=seed --power=14MW
+
+finish uncertainty_cli_test
