@@ -74,7 +74,7 @@ bad "unknown flag" 2 "dcplan: unknown flag --powr; did you mean --power? (dcplan
 # A flag the command does not use is an error naming the commands that do (it was ignored, exit 0).
 bad "fit --gpus" 2 "dcplan: fit does not use --gpus (it is for scale, train); drop it" fit --power=1MW --gpus=8
 bad "sweep --gpus" 2 "dcplan: sweep does not use --gpus (it is for scale, train); drop it" sweep --gpus=8 --vary=power=1MW,2MW
-bad "train --pue" 2 "dcplan: train does not use --pue (it is for fit, scale, sweep, compare); drop it" train --pue=1.2 --gpus=8 --model=llama3-8b
+bad "train --pue" 2 "dcplan: train does not use --pue (it is for fit, sensitivity, scale, sweep, compare); drop it" train --pue=1.2 --gpus=8 --model=llama3-8b
 bad "a field path as a flag" 2 "dcplan: unknown flag --site.pue; did you mean --set=site.pue=1.2?" fit --site.pue=1.2
 bad "substation cap without a substation" 1 'dcplan: --power_at is POWER_CAP_AT_SUBSTATION but site.substation.transformer_rating_va is 0 (no rated substation to cap at: give site.substation.transformer_rating_va, e.g. 100MVA)' fit --power_at=substation
 bad "no cap" 1 "dcplan: no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, constraints.max_gpus, a rated site.substation, or site.max_buildings with site.building.critical_it_power_watts (flags: --power=50MW, --budget='\$2B', --max_gpus=N)" fit --preset=seed

@@ -93,7 +93,10 @@ TEST(JsonPlan, RandomRequestsPlansPrintAsProtobufPrintsThem) {
     }
     r.mutable_site()->set_pue(1.0 + unit(rng));
     r.mutable_costs()->set_electricity_usd_per_kwh(0.01 + 0.2 * unit(rng));
-    auto plan = SolvePlan(r);
+    // The assumptions ledger (about 50 re-solves) on every 20th plan; marginal values on all.
+    ExplainOptions explain;
+    explain.assumptions = explain.influence = i % 20 == 0;
+    auto plan = SolvePlan(r, explain);
     if (!plan.ok()) continue;
     ExpectPrintedAsProtobufDoes(*plan);
     if (i % 10 == 0) ExpectReadBack(r);

@@ -163,6 +163,11 @@ StageSplit SplitStages(int64_t l, int64_t p, int64_t v, Time w_layer, Time w_out
   }
   const int64_t k_max = CeilDiv(l, p - 1);  // beyond it the last stage is empty anyway
   const double k_star = units::InFraction((D(l) * w_layer + w_out) / (D(p) * w_layer));
+  if (!std::isfinite(k_star)) {
+    // An infinite layer time (a degenerate configuration): no balance to find; even stages.
+    const int64_t k = CeilDiv(l, p);
+    return StageSplit{k, true, k, k};
+  }
   Time best = units::Seconds(0.0);
   bool have = false;
   for (double kd : {std::floor(k_star), std::ceil(k_star)}) {
