@@ -58,7 +58,12 @@ std::string Printable(absl::string_view text) {
           out += "\\t";
           break;
         default:
-          absl::StrAppendFormat(&out, c1 ? "\\u%04x" : "\\x%02x", code);
+          // Two calls: clang refuses a format string chosen at run time.
+          if (c1) {
+            absl::StrAppendFormat(&out, "\\u%04x", code);
+          } else {
+            absl::StrAppendFormat(&out, "\\x%02x", code);
+          }
       }
     } else {
       out.append(text.data() + i, n);
