@@ -27,12 +27,13 @@ size_t CharLength(absl::string_view text, size_t i) {
 }  // namespace
 
 std::string Clip(absl::string_view text, size_t max) {
-  if (text.size() <= max) return std::string(text);
+  if (text.size() <= max) return Printable(text);
   // The start and the end, cut on UTF-8 character boundaries.
   size_t head = max / 2, tail = text.size() - max / 2;
   while (head > 0 && (static_cast<unsigned char>(text[head]) & 0xC0) == 0x80) --head;
   while (tail < text.size() && (static_cast<unsigned char>(text[tail]) & 0xC0) == 0x80) ++tail;
-  return absl::StrCat(text.substr(0, head), "[... ", text.size(), " bytes ...]", text.substr(tail));
+  return Printable(
+      absl::StrCat(text.substr(0, head), "[... ", text.size(), " bytes ...]", text.substr(tail)));
 }
 
 std::string Printable(absl::string_view text) {

@@ -16,7 +16,8 @@
 namespace dcplan {
 
 // `text` when it has at most `max` bytes; else its first and last max/2 bytes (cut on UTF-8
-// character boundaries) around "[... N bytes ...]".
+// character boundaries) around "[... N bytes ...]". Either way its control characters are escaped
+// as Printable does, so a quoted value can never break an error message into lines.
 std::string Clip(absl::string_view text, std::size_t max = 80);
 
 // `text` with its control characters escaped: C0 and DEL as \n, \r, \t or \xNN, the C1 controls

@@ -17,6 +17,15 @@ TEST(Clip, KeepsShortTextAndTheStartAndEndOfLongText) {
   EXPECT_EQ(Clip("abcdefghij", 4), "ab[... 10 bytes ...]ij");
 }
 
+// A value quoted in an error stays on one line: the fuzzer found a source path with a newline in
+// it echoed raw ("hardware.accelerator.h\0\n_bytes").
+TEST(Clip, EscapesControlCharacters) {
+  EXPECT_EQ(Clip(absl::string_view("h\0\n_bytes", 9)), "h\\x00\\n_bytes");
+  EXPECT_EQ(Clip(std::string(50, 'a') + "\n" + std::string(50, 'b'), 10),
+            "aaaaa[... 101 bytes ...]bbbbb");
+  EXPECT_EQ(Clip("\x1b[2J" + std::string(100, 'x'), 10), "\\x1b[2Jx[... 104 bytes ...]xxxxx");
+}
+
 TEST(Clip, NeverCutsAUtf8Character) {
   // "é" is 2 bytes (C3 A9): 10 of them are 20 bytes; max 5 would cut one at byte 2 and 18.
   std::string e;
