@@ -102,6 +102,12 @@ absl::Status ValidateAccelerator(const Accelerator& accelerator, absl::string_vi
   DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "hbm_bandwidth_bytes_per_second",
                                           accelerator.hbm_bandwidth_bytes_per_second(),
                                           limits::kMaxBytesPerSecond));
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "peak_fp8_flops_per_second",
+                                          accelerator.peak_fp8_flops_per_second(),
+                                          limits::kMaxPeakFlopsPerSecond));
+  DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "peak_fp4_flops_per_second",
+                                          accelerator.peak_fp4_flops_per_second(),
+                                          limits::kMaxPeakFlopsPerSecond));
   return CheckNonNegative(path, "price_usd", accelerator.price_usd(), limits::kMaxUsd);
 }
 
