@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "planner/planner.h"
 
 namespace dcplan {
@@ -41,6 +43,26 @@ absl::StatusOr<Comparison> Compare(absl::Span<const PlanRequest> requests) {
     if (std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end()) {
       comparison.add_differing_assumptions(path);
     }
+  }
+  // What the MFU figures rest on: one job for all, or not; which step-model fits are carried over.
+  std::vector<std::string> bases;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::string& model = comparison.plans(static_cast<int>(i)).compute().efficiency_model();
+    bases.push_back(model.substr(0, model.find(';')));
+    const bool step_model =
+        requests[i].has_workload() || requests[i].efficiency().has_reference_workload();
+    for (const FieldSource& source : requests[i].sources()) {
+      if (step_model && source.path() == "hardware.calibration.kernel_efficiency" &&
+          absl::StrContains(source.source(), "carried over")) {
+        comparison.add_estimated_efficiency(comparison.plans(static_cast<int>(i)).name());
+      }
+    }
+  }
+  if (std::adjacent_find(bases.begin(), bases.end(), std::not_equal_to<>()) == bases.end()) {
+    comparison.set_efficiency_basis(bases.front());
+  } else {
+    comparison.set_efficiency_basis(
+        absl::StrCat("MFU models differ: ", absl::StrJoin(bases, "; ")));
   }
   auto* plans = comparison.mutable_plans();
   std::stable_sort(plans->begin(), plans->end(), [](const Plan& a, const Plan& b) {

@@ -30,6 +30,11 @@ inline constexpr double kWacc = 0.0;  // costs.wacc
 inline constexpr double kMfuIntercept = 0.62;
 inline constexpr double kMfuSlopePerDoubling = 0.02;
 inline constexpr double kMfuFloor = 0.01;
+// The reference workload's defaults (proto ReferenceWorkload): Llama 3 405B, whose published batch
+// of 16M tokens ran on 16,384 H100s (Dubey et al. 2024, arXiv 2407.21783): 1,024 tokens a GPU.
+inline constexpr char kReferenceModel[] = "llama3-405b";
+inline constexpr double kBatchTokensPerGpu = 1024;
+inline constexpr double kMaxBatchTokensPerGpu = 1048576;
 
 // PUE by cooling type: the design-day peak (sizes the facility) and the annual average (the energy
 // bill).

@@ -47,6 +47,12 @@ bool LogLinear(const PlanRequest& r) {
   return !r.has_workload() && (r.efficiency().model_case() == EfficiencyModel::MODEL_NOT_SET ||
                                r.efficiency().has_log_linear());
 }
+bool Reference(const PlanRequest& r) {
+  return !r.has_workload() && r.efficiency().has_reference_workload();
+}
+bool GrowingBatch(const PlanRequest& r) {
+  return Reference(r) && !r.efficiency().reference_workload().fixed_batch();
+}
 double Horizon(const PlanRequest& r) {
   return r.costs().has_horizon_years() ? r.costs().horizon_years() : defaults::kHorizonYears;
 }
@@ -104,6 +110,19 @@ constexpr Default kDefaults[] = {
      "default: 0, capital charged with no cost of money; set costs.wacc"},
     {"costs.it_life_years", Priced, Horizon, "default: the TCO horizon"},
     {"costs.facility_life_years", Priced, Horizon, "default: the TCO horizon"},
+    {"efficiency.reference_workload.model", Reference, nullptr,
+     "default: llama3-405b, the reference job every real preset's MFU comes from: a dense model "
+     "with a published recipe (2,048 sequences of 8,192 tokens; Dubey et al. 2024, arXiv "
+     "2407.21783) and a published MFU at scale (38-41% on 16,384 H100s) that the step model is "
+     "calibrated against; SOURCES.md#llama3-recipe"},
+    {"efficiency.reference_workload.fixed_batch", Reference, nullptr,
+     "default: false, the batch grows with the cluster beyond the published one (frontier runs "
+     "grow it: DeepSeek-V3 trained with 15,360 sequences of 4,096 tokens, arXiv 2412.19437); "
+     "true keeps 2,048 sequences at every size"},
+    {"efficiency.reference_workload.batch_tokens_per_gpu", GrowingBatch,
+     [](const PlanRequest&) { return defaults::kBatchTokensPerGpu; },
+     "default: 1,024 tokens a GPU, Llama 3 405B's 16M-token batch on 16,384 H100s (arXiv "
+     "2407.21783 section 3.3); the batch is the published one up to 16,384 GPUs"},
     {"efficiency.log_linear.intercept", LogLinear,
      [](const PlanRequest&) { return defaults::kMfuIntercept; },
      "default: the seed chapter's MFU curve 0.62 - 0.02 log2(G) (a teaching model, not a "
@@ -219,6 +238,13 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     facility_only.mutable_workload()->clear_sources();
     if (!request.has_workload()) facility_only.clear_workload();
   }
+  if (influence && !request.has_workload() && request.efficiency().has_reference_workload() &&
+      model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) {
+    // The most GPUs never depend on MFU: the moves hold it at the plan's, so that moving a
+    // hardware figure does not search the reference job again for an answer it cannot change.
+    facility_only.mutable_efficiency()->mutable_constant()->set_mfu(
+        std::max(1e-6, std::min(1.0, plan->compute().mfu())));
+  }
   const PlanRequest* moved = &facility_only;
   if (influence && request.has_workload()) {
     facility_only.clear_workload();
@@ -230,7 +256,10 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
   for (const std::string& path : AllScalarPaths()) {
     if (IsBookkeeping(path)) continue;
     if (!request.has_workload() && absl::StartsWith(path, "workload.")) continue;
-    if (!request.has_workload() && absl::StartsWith(path, "hardware.calibration.")) continue;
+    if (!request.has_workload() && !request.efficiency().has_reference_workload() &&
+        absl::StartsWith(path, "hardware.calibration.")) {
+      continue;
+    }
     auto field = ResolveField(path);
     if (!field.ok()) continue;
     const Default* d = FindDefault(path);
@@ -245,6 +274,9 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
         f->cpp_type() == FieldDescriptor::CPPTYPE_BOOL ||
         f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       a->set_text_value(GetText(request, *field));
+      if (!set && path == "efficiency.reference_workload.model") {
+        a->set_text_value(defaults::kReferenceModel);
+      }
       value = GetNumber(request, *field);
     } else {
       value = set ? GetNumber(request, *field) : d->value(request);
@@ -262,7 +294,13 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     }
     const bool workload_field =
         absl::StartsWith(path, "workload.") || absl::StartsWith(path, "hardware.calibration.");
-    if (influence && !(request.has_workload() && workload_field)) {
+    // MFU never moves the GPU count: under the most-GPUs objective its inputs have no influence,
+    // and re-solving for them would only search the reference job again.
+    const bool mfu_only =
+        absl::StartsWith(path, "hardware.calibration.") || absl::StartsWith(path, "efficiency.");
+    if (mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) {
+      if (influence) a->set_influence(0);
+    } else if (influence && !(request.has_workload() && workload_field)) {
       a->set_influence(Influence(*moved, *field, value, base));
     }
   }

@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "planner/defaults.h"
 #include "planner/fabric.h"
+#include "planner/reference_mfu.h"
 #include "planner/validate.h"
 #include "planner/workload_mfu.h"
 
@@ -303,6 +304,10 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
     DCPLAN_ASSIGN_OR_RETURN(WorkloadModel workload, BuildWorkloadModel(request.workload()));
     m.workload = std::make_shared<const WorkloadModel>(std::move(workload));
     m.mfu = std::make_shared<const WorkloadMfuModel>(*m.workload, m.training_hardware);
+  } else if (request.efficiency().has_reference_workload()) {
+    DCPLAN_ASSIGN_OR_RETURN(
+        m.reference, ReferenceMfu(request.efficiency().reference_workload(), request.hardware()));
+    m.mfu = m.reference;
   } else {
     DCPLAN_ASSIGN_OR_RETURN(m.mfu, MakeMfuModel(request.efficiency()));
   }

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "planner/fabric.h"
 #include "planner/mfu_model.h"
+#include "planner/reference_mfu.h"
 #include "planner/workload/workload_model.h"
 #include "proto/request.pb.h"
 #include "units/units.h"
@@ -152,6 +153,8 @@ struct Model {
   std::shared_ptr<const MfuModel> mfu;
   // The training job (PlanRequest.workload), or null; when set, `mfu` is its WorkloadMfuModel.
   std::shared_ptr<const WorkloadModel> workload;
+  // The reference job (efficiency.reference_workload), or null; when set, `mfu` is it.
+  std::shared_ptr<const ReferenceMfuModel> reference;
   // The hardware as the workload model sees it (peak, HBM, scale-up and scale-out bandwidth,
   // hardware.calibration with defaults applied).
   TrainingHardware training_hardware;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,10 +22,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "base/field_checks.h"
 #include "base/status_macros.h"
 #include "base/text.h"
 #include "planner/defaults.h"
+#include "planner/presets/models.h"
 #include "planner/request_edit.h"
 #include "planner/uncertain.h"
 #include "planner/workload/workload_validate.h"
@@ -430,6 +433,46 @@ absl::Status ValidateMfuTable(const MfuTable& table, absl::string_view path) {
   return absl::OkStatus();
 }
 
+// The job must be a known model preset that the workload validator accepts (its hardware is
+// checked with the request's, ValidateWorkloadHardware).
+absl::Status ValidateReferenceWorkload(const ReferenceWorkload& reference, absl::string_view path) {
+  const std::string model_path = absl::StrCat(path, ".model");
+  const std::string name =
+      reference.model().empty() ? std::string(defaults::kReferenceModel) : reference.model();
+  // Model presets are compiled in: each is checked once a process.
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* checked = new std::map<std::string, absl::Status, std::less<>>();
+  absl::Status verdict;
+  bool known = false;
+  {
+    absl::MutexLock lock(&mu);
+    auto it = checked->find(name);
+    if (it != checked->end()) {
+      verdict = it->second;
+      known = true;
+    }
+  }
+  if (!known) {
+    absl::StatusOr<Workload> model = LoadModel(name);
+    if (!model.ok()) {
+      return WithFieldPath(
+          absl::InvalidArgumentError(absl::StrCat(model_path, ": ", model.status().message())),
+          model_path);
+    }
+    if (absl::Status s = ValidateWorkload(*model, "workload"); !s.ok()) {
+      verdict = WithFieldPath(
+          absl::InvalidArgumentError(absl::StrCat(
+              model_path, " \"", name, "\" cannot be a reference workload: ", s.message())),
+          model_path);
+    }
+    absl::MutexLock lock(&mu);
+    checked->emplace(name, verdict);
+  }
+  DCPLAN_RETURN_IF_ERROR(verdict);
+  return CheckNonNegative(path, "batch_tokens_per_gpu", reference.batch_tokens_per_gpu(),
+                          defaults::kMaxBatchTokensPerGpu);
+}
+
 absl::Status ValidateEfficiency(const EfficiencyModel& efficiency, absl::string_view path) {
   switch (efficiency.model_case()) {
     case EfficiencyModel::kLogLinear:
@@ -438,6 +481,9 @@ absl::Status ValidateEfficiency(const EfficiencyModel& efficiency, absl::string_
       return ValidateMfuTable(efficiency.table(), absl::StrCat(path, ".table"));
     case EfficiencyModel::kConstant:
       return CheckFraction(absl::StrCat(path, ".constant"), "mfu", efficiency.constant().mfu());
+    case EfficiencyModel::kReferenceWorkload:
+      return ValidateReferenceWorkload(efficiency.reference_workload(),
+                                       absl::StrCat(path, ".reference_workload"));
     case EfficiencyModel::MODEL_NOT_SET:
       return absl::OkStatus();  // log_linear with its defaults
   }
@@ -721,6 +767,8 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
   if (request.has_workload()) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
+    DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
+  } else if (request.efficiency().has_reference_workload()) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
   }
   DCPLAN_RETURN_IF_ERROR(ValidateSources(request));

@@ -13,6 +13,16 @@
 #include "units/format.h"
 
 namespace dcplan::cli {
+namespace {
+
+bool Estimated(const Comparison& comparison, const Plan& plan) {
+  for (const std::string& name : comparison.estimated_efficiency()) {
+    if (name == plan.name()) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 absl::Status RunCompare() {
   auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
@@ -50,21 +60,27 @@ absl::Status RunCompare() {
     absl::Status w = WriteMessage(comparison, *format);
     return w;
   }
-  std::string out =
-      absl::StrFormat("%-4s %-12s %10s %14s %8s %10s %10s %16s %12s %s\n", "rank", "preset", "GPUs",
-                      "realized", "MFU", "meter", "capex", "TCO/EFLOP/s-yr", "MWh/year", "binding");
+  std::string out = absl::StrCat("MFU: ", comparison.efficiency_basis(), "\n");
+  absl::StrAppendFormat(&out, "%-4s %-12s %10s %14s %8s %10s %10s %16s %12s %s\n", "rank", "preset",
+                        "GPUs", "realized", "MFU", "meter", "capex", "TCO/EFLOP/s-yr", "MWh/year",
+                        "binding");
   int rank = 0;
   for (const Plan& p : comparison.plans()) {
     absl::StrAppendFormat(
-        &out, "%-4d %-12s %10s %14s %7.1f%% %10s %10s %16s %12s %s\n", ++rank, Printable(p.name()),
-        units::FormatCount(p.counts().gpu_count()),
+        &out, "%-4d %-12s %10s %14s %7.1f%%%s %10s %10s %16s %12s %s\n", ++rank,
+        Printable(p.name()), units::FormatCount(p.counts().gpu_count()),
         units::FormatComputeRate(units::FlopsPerSecond(p.compute().realized_flops_per_second()), 2),
-        100.0 * p.compute().mfu(),
+        100.0 * p.compute().mfu(), Estimated(comparison, p) ? "*" : " ",
         units::FormatPower(units::Watts(p.power().facility_power_watts()), 1),
         units::FormatMoney(units::Usd(p.cost().capex_usd()), 2),
         units::FormatMoney(units::Usd(p.cost().usd_per_realized_eflops_year()), 2),
         units::FormatCount(static_cast<uint64_t>(p.cost().energy_mwh_per_year() + 0.5)),
         BindingName(p.binding_constraint()));
+  }
+  if (!comparison.estimated_efficiency().empty()) {
+    absl::StrAppend(&out,
+                    "* estimate: no published run on this hardware; its step-model constants are "
+                    "another GPU's fit, carried over\n");
   }
   if (!comparison.differing_assumptions().empty()) {
     absl::StrAppend(&out,

@@ -9,6 +9,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -21,6 +22,7 @@
 #include "base/text.h"
 #include "examples/cli/uncertainty.h"
 #include "examples/cli/workload_flags.h"
+#include "planner/defaults.h"
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
 #include "planner/validate.h"
@@ -44,6 +46,10 @@ ABSL_FLAG(std::string, pue, "",
 ABSL_FLAG(std::string, annual_pue, "",
           "annual average PUE, >= 1.0 and <= the design-day PUE: prices the energy "
           "(site.annual_pue)");
+ABSL_FLAG(std::string, mfu_model, "",
+          "what gives MFU: reference (the training-step model on the reference workload, "
+          "llama3-405b unless --set=efficiency.reference_workload.model=NAME; the real presets' "
+          "default) or log_linear (the seed chapter's curve 0.62 - 0.02 log2 GPUs)");
 ABSL_FLAG(std::string, cooling, "",
           "air or liquid (direct-to-chip): sets site.cooling and its default PUEs, unless --pue "
           "or --annual_pue give them");
@@ -215,6 +221,33 @@ absl::Status ApplyAliasFlag(const std::string& name, PlanRequest* r) {
   return SetField(name, text, flag_name, r);
 }
 
+// --mfu_model: the efficiency model by name (the field paths under `efficiency` set its details).
+absl::Status ApplyMfuModelFlag(PlanRequest* r) {
+  const std::string name = absl::GetFlag(FLAGS_mfu_model);
+  if (name.empty()) return absl::OkStatus();
+  FieldSource source;
+  source.set_origin(ORIGIN_USER);
+  source.set_source("--mfu_model");
+  if (name == "log_linear") {
+    LogLinearMfu* curve = r->mutable_efficiency()->mutable_log_linear();
+    curve->set_intercept(defaults::kMfuIntercept);
+    curve->set_slope_per_doubling(defaults::kMfuSlopePerDoubling);
+    source.set_path("efficiency.log_linear.intercept");
+    *r->add_sources() = source;
+    source.set_path("efficiency.log_linear.slope_per_doubling");
+    *r->add_sources() = source;
+    return absl::OkStatus();
+  }
+  if (name == "reference") {
+    if (!r->efficiency().has_reference_workload()) {
+      r->mutable_efficiency()->mutable_reference_workload();
+    }
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--mfu_model must be reference or log_linear, got \"", Clip(absl::CEscape(name)), "\""));
+}
+
 }  // namespace
 
 void RecordUserName(absl::string_view path, absl::string_view name) {
@@ -257,6 +290,7 @@ absl::Status ApplyOverrides(PlanRequest* r) {
     DCPLAN_RETURN_IF_ERROR(ApplyAliasFlag(name, r));
   }
   DCPLAN_RETURN_IF_ERROR(ApplySpecialWorkloadFlags(r));
+  DCPLAN_RETURN_IF_ERROR(ApplyMfuModelFlag(r));
   // With a training job, what a planner wants most is its compute: fit maximises realized compute
   // unless --objective (or the request) says otherwise.
   if (r->has_workload() && r->constraints().objective() == OBJECTIVE_UNSPECIFIED) {

@@ -30,6 +30,7 @@ ABSL_DECLARE_FLAG(std::string, power_at);
 ABSL_DECLARE_FLAG(std::string, pue);
 ABSL_DECLARE_FLAG(std::string, annual_pue);
 ABSL_DECLARE_FLAG(std::string, cooling);
+ABSL_DECLARE_FLAG(std::string, mfu_model);
 ABSL_DECLARE_FLAG(std::string, provisioning);
 ABSL_DECLARE_FLAG(std::string, provisioning_margin);
 ABSL_DECLARE_FLAG(std::string, max_gpus);
