@@ -184,8 +184,9 @@ TEST(JsonFast, PrintsAndParsesEveryMessageTypeAsProtobufDoes) {
     }
     ExpectSameAsProtobuf(*prototype);  // empty: every primitive field at its default
   }
-  // Most texts take the fast path (the others have escapes or a -0 somewhere).
-  EXPECT_GT(fast_parses, 2000) << "of " << 2 * 301 * 10;
+  // A good share of the texts take the fast path (the others have escapes or a -0 somewhere; each new
+  // field makes a random message likelier to hold one, so the floor is a quarter, not a count).
+  EXPECT_GT(fast_parses, 2 * 301 * 10 / 4) << "of " << 2 * 301 * 10;
 }
 
 TEST(JsonFast, EscapesEveryAsciiCharacterAsProtobufDoes) {

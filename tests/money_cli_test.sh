@@ -85,7 +85,10 @@ for preset in h100-dgx b200-dgx gb200-nvl72 mi300x; do
   check "compare agrees with fit for $preset" "$want" "$got"
 done
 "$DCPLAN" compare --power=100MW --presets=h100-dgx,mi300x > "$TMP/cmp.txt"
-check "compare table rows" 3 "$(wc -l < "$TMP/cmp.txt" | tr -d ' ')"
+# The MFU basis line, the header, two rows and the footnote for mi300x's carried-over constants.
+check "compare table rows" 5 "$(wc -l < "$TMP/cmp.txt" | tr -d ' ')"
+check "compare says the reference workload" "MFU: reference workload llama3-405b, step model" "$(head -1 "$TMP/cmp.txt")"
+check "compare marks the carried-over estimate" 1 "$(grep -c '^\* estimate' "$TMP/cmp.txt")"
 "$DCPLAN" compare --power=50MW --budget='$1B' --requests="$TMP/priced_seed.textproto" --presets=h100-dgx --format=json > "$TMP/cmp2.json"
 check "compare takes request files" 2 "$(json_get "$TMP/cmp2.json" "len(p['plans'])")"
 
