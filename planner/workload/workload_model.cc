@@ -296,6 +296,7 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
     // Mixture of experts (moe.h): params stays the total (memory, checkpoints); the FLOPs and the
     // recomputation count the active parameters.
     w.moe = BuildMoeModel(p);
+    w.params = w.moe.total_params;  // params, or every expert's from the shape
     w.layer_params = (w.moe.active_params - output_params) / D(w.layers);
     w.model_flops_per_token =
         units::Flops(6.0 * w.moe.active_params + 12.0 * D(w.layers) * D(w.seq_len) * D(w.hidden));
