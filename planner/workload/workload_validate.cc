@@ -150,6 +150,9 @@ absl::Status CheckMoe(const Workload& w, absl::string_view path) {
   if (!w.has_moe()) return absl::OkStatus();
   const MixtureOfExperts& moe = w.moe();
   const std::string moe_path = FieldPath(path, "moe");
+  // A non-finite double is named first, whatever else is missing.
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(moe_path, "load_imbalance", moe.load_imbalance()));
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(moe_path, "active_params", moe.active_params()));
   DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(moe_path, "experts", moe.experts(), limits::kMaxExperts));
   DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(moe_path, "experts_per_token", moe.experts_per_token(),
                                           limits::kMaxExperts));
@@ -176,7 +179,6 @@ absl::Status CheckMoe(const Workload& w, absl::string_view path) {
     DCPLAN_RETURN_IF_ERROR(
         CheckInRange(moe_path, "load_imbalance", moe.load_imbalance(), 1, 100, kClosedLow));
   }
-  DCPLAN_RETURN_IF_ERROR(CheckFinite(moe_path, "active_params", moe.active_params()));
   if (moe.active_params() != 0) {
     DCPLAN_RETURN_IF_ERROR(
         InRange(moe_path, "active_params", moe.active_params(), 0, limits::kMaxParams, true));
