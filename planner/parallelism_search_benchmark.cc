@@ -62,6 +62,45 @@ void BM_SearchGpt3(benchmark::State& state) { Search(state, kGpt3); }
 BENCHMARK(BM_SearchLlama405b)->Arg(8192)->Arg(16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SearchGpt3)->Arg(1024)->Arg(8192)->Unit(benchmark::kMillisecond);
 
+// Mixtures of experts: the search also covers expert parallelism (every ep dividing dp and the
+// experts). Mixtral 8x22B (as planner/presets/models/, sequences of 4,096, 256 per step) and
+// DeepSeek-V3 (its preset), on h100-dgx.
+const char kMixtral[] = R"pb(
+  name: "mixtral-8x22b"
+  layers: 56
+  hidden: 6144
+  heads: 48
+  kv_heads: 8
+  ffn_hidden: 16384
+  gated_mlp: true
+  vocab: 32000
+  seq_len: 4096
+  global_batch_sequences: 256
+  untied_embeddings: true
+  moe { experts: 8 experts_per_token: 2 expert_ffn_hidden: 16384 })pb";
+const char kDeepSeekV3[] = R"pb(
+  name: "deepseek-v3"
+  layers: 61
+  hidden: 7168
+  heads: 128
+  ffn_hidden: 18432
+  gated_mlp: true
+  vocab: 129280
+  seq_len: 4096
+  global_batch_sequences: 15360
+  untied_embeddings: true
+  moe {
+    experts: 256
+    experts_per_token: 8
+    expert_ffn_hidden: 2048
+    shared_experts: 1
+    dense_layers: 3
+  })pb";
+void BM_SearchMixtral(benchmark::State& state) { Search(state, kMixtral); }
+void BM_SearchDeepSeekV3(benchmark::State& state) { Search(state, kDeepSeekV3); }
+BENCHMARK(BM_SearchMixtral)->Arg(128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchDeepSeekV3)->Arg(2048)->Unit(benchmark::kMillisecond);
+
 // One configuration alone: the cost of EstimateStep.
 void BM_EstimateStep(benchmark::State& state) {
   const WorkloadModel w = BuildWorkloadModel(WorkloadFrom(kLlama405b)).value();

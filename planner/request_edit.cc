@@ -78,6 +78,7 @@ constexpr FieldAlias kAliases[] = {
     {"pp", "workload.parallelism.pp"},
     {"dp", "workload.parallelism.dp"},
     {"cp", "workload.parallelism.cp"},
+    {"ep", "workload.parallelism.ep"},
     {"micro_batch", "workload.parallelism.micro_batch"},
     {"virtual_stages", "workload.parallelism.virtual_stages"},
     {"recompute", "workload.parallelism.recompute"},

@@ -55,6 +55,9 @@ TrainingPlan ToTrainingPlan(const WorkloadModel& w, const TrainingHardware& hw,
   t.set_idle_gpus(static_cast<uint64_t>(gpus - c.Gpus()));
   t.set_tp(static_cast<uint32_t>(c.tp));
   t.set_cp(static_cast<uint32_t>(c.cp));
+  t.set_ep(static_cast<uint32_t>(c.ep));
+  t.set_total_params(w.params);
+  t.set_active_params(w.moe.enabled ? w.moe.active_params : w.params);
   t.set_pp(static_cast<uint32_t>(c.pp));
   t.set_dp(static_cast<uint32_t>(c.dp));
   t.set_micro_batch(static_cast<uint32_t>(c.micro_batch));
@@ -84,6 +87,7 @@ TrainingPlan ToTrainingPlan(const WorkloadModel& w, const TrainingHardware& hw,
   b->set_data_parallel_exposed_seconds(InSeconds(e.data_parallel_exposed));
   b->set_optimizer_seconds(InSeconds(e.optimizer));
   b->set_context_parallel_seconds(InSeconds(e.context_parallel));
+  b->set_expert_parallel_seconds(InSeconds(e.expert_parallel));
   b->set_data_parallel_seconds(InSeconds(e.data_parallel));
   b->set_data_parallel_scale_up_seconds(InSeconds(e.data_parallel_scale_up));
   b->set_data_parallel_scale_out_seconds(InSeconds(e.data_parallel_scale_out));

@@ -86,21 +86,44 @@ TEST(ValidateWorkload, ListsEveryMissingRequiredFieldAtOnce) {
   EXPECT_THAT(ValidateWorkload(w, "workload"), IsOk());
 }
 
-TEST(ValidateWorkload, RefusesAMixtureOfExpertsAsUnimplemented) {
-  // Mixtral 8x22B's routing: 8 experts, 2 per token.
-  EXPECT_THAT(
-      Check("name: \"mixtral-8x22b\" moe { experts: 8 experts_per_token: 2 }"),
-      StatusIs(absl::StatusCode::kUnimplemented,
-               "workload.moe: mixture-of-experts models are not modelled yet (mixtral-8x22b has 8 "
-               "experts, 2 active); dense models: gpt3-175b, llama3-405b, llama3-70b, llama3-8b, "
-               "nemotron4-340b"));
-  // Unnamed, its own requirements met (DeepSeek-V3's routing): "this workload".
-  EXPECT_THAT(Check("moe { experts: 256 experts_per_token: 8 shared_experts: 1 dense_layers: 3 }"),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("(this workload has 256 experts, 8 active)")));
+TEST(ValidateWorkload, AcceptsAMixtureOfExperts) {
+  // Mixtral 8x22B's routing: 8 experts, 2 per token; DeepSeek-V3's: 256 routed, 8 per token, 1
+  // shared, 3 dense layers; with expert parallelism 8 dividing the experts.
+  EXPECT_THAT(Check("name: \"mixtral-8x22b\" moe { experts: 8 experts_per_token: 2 }"), IsOk());
+  EXPECT_THAT(Check("moe { experts: 256 experts_per_token: 8 shared_experts: 1 dense_layers: 3 } "
+                    "parallelism { ep: 8 }"),
+              IsOk());
 }
 
-TEST(ValidateWorkload, ChecksTheMixtureOfExpertsFieldsBeforeRefusingIt) {
+TEST(ValidateWorkload, ChecksTheMixtureOfExpertsModellingFields) {
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2 load_imbalance: 0.9 }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.moe.load_imbalance must be in [1, 100], got 0.9"));
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2 active_params: nan }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.moe.active_params must be finite, got nan"));
+  EXPECT_THAT(Check("params: 141e9 moe { experts: 8 experts_per_token: 2 active_params: 200e9 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.moe.active_params 2e+11 must be <= workload.params (1.41e+11): "
+                       "the active parameters are part of the total"));
+  // The fixture's output layer: 128,256 x 16,384 = 2,101,346,304.
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2 active_params: 1e9 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("workload.moe.active_params 1e+09 must be more than the output "
+                                 "layer alone")));
+  EXPECT_THAT(Check("parallelism { ep: 2 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.parallelism.ep 2 needs a mixture of experts (workload.moe): a "
+                       "dense model has no experts to split"));
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2 } parallelism { ep: 3 }"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.parallelism.ep 3 must divide workload.moe.experts (8)"));
+  EXPECT_THAT(Check("moe { experts: 8 experts_per_token: 2 } parallelism { ep: 2000000 }"),
+              StatusIs(absl::StatusCode::kOutOfRange,
+                       "workload.parallelism.ep must be <= 1000000, got 2000000"));
+}
+
+TEST(ValidateWorkload, ChecksTheMixtureOfExpertsFields) {
   // An empty moe message counts as set and lacks its experts.
   EXPECT_THAT(Check("moe {}"), StatusIs(absl::StatusCode::kInvalidArgument,
                                         "workload.moe.experts must be >= 2, got 0"));

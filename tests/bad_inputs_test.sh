@@ -133,6 +133,12 @@ check "a sweep with a failed point says so" "0 1" "$? $(grep -c '^dcplan sweep: 
 # --- clear errors: real ranges, zero, help, standard input --------------------------------------------
 bad "a whole-number flag given 1.5" 1 'dcplan: --layers: expected a whole number, got "1.5"' train --gpus=8 --layers=1.5 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M
 bad "the real range, not 4.29497e+09" 1 'dcplan: --tp must be a whole number in [0, 4294967295], got 4294967296' train --gpus=8 --layers=2 --hidden=1024 --heads=8 --vocab=1000 --seq_len=128 --global_batch_tokens=1M --tp=4294967296
+# Mixture of experts: the batch Mixtral does not publish, expert parallelism and the routing balance.
+bad "a MoE model without its batch" 1 'dcplan: workload is missing a global batch (global_batch_tokens or global_batch_sequences)' train --gpus=64 --model=mixtral-8x22b
+bad "ep not dividing the experts" 1 'dcplan: --ep 3 must divide workload.moe.experts (8)' train --gpus=64 --model=mixtral-8x22b --global_batch=256 --seq_len=4096 --ep=3
+bad "ep on a dense model" 1 'dcplan: --ep 2 needs a mixture of experts (workload.moe): a dense model has no experts to split' train --gpus=64 --model=llama3-8b --ep=2
+bad "ep not dividing dp" 1 'dcplan: --ep 8 must divide --dp (4): the expert-parallel ranks are data-parallel replicas' train --gpus=64 --model=mixtral-8x22b --global_batch=256 --seq_len=4096 --tp=2 --pp=8 --dp=4 --ep=8
+bad "load imbalance below 1" 1 'dcplan: --set=workload.moe.load_imbalance must be in [1, 100], got 0.5' train --gpus=64 --model=mixtral-8x22b --global_batch=256 --seq_len=4096 --set=workload.moe.load_imbalance=0.5
 bad "a sweep value beyond uint32" 1 "dcplan: the sweep's only point failed: hardware.server.gpus_per_server must be a whole number in [0, 4294967295], got 4294967296" sweep --preset=seed --power=1MW --vary=hardware.server.gpus_per_server=4294967296 --out="$T/never.csv"
 bad "power of zero" 1 'dcplan: --power=0: a cap of zero fits no server (and 0 in a request means no cap); leave it out to solve without this cap' fit --preset=seed --power=0
 bad "power of 0 MW" 1 'dcplan: --power=0MW: a cap of zero fits no server (and 0 in a request means no cap); leave it out to solve without this cap' fit --preset=seed --power=0MW --max_gpus=8

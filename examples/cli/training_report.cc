@@ -52,9 +52,10 @@ std::string TrainingTable(const TrainingPlan& t) {
   }
   absl::StrAppendFormat(
       &s,
-      "  parallelism   tp %d x cp %d x pp %d x dp %d, micro-batch %d, %d virtual "
+      "  parallelism   tp %d x cp %d x pp %d x dp %d%s, micro-batch %d, %d virtual "
       "stage(s), recompute %s%s (%s)\n",
-      t.tp(), std::max<uint32_t>(t.cp(), 1), t.pp(), t.dp(), t.micro_batch(), t.virtual_stages(),
+      t.tp(), std::max<uint32_t>(t.cp(), 1), t.pp(), t.dp(),
+      t.ep() > 1 ? absl::StrCat(" (ep ", t.ep(), ")") : "", t.micro_batch(), t.virtual_stages(),
       RecomputeName(t.recompute()),
       t.recompute() == RECOMPUTE_PARTIAL
           ? absl::StrCat(" (", t.recomputed_layers(), " layers per stage)")
@@ -65,6 +66,12 @@ std::string TrainingTable(const TrainingPlan& t) {
   absl::StrAppendFormat(
       &s, "  MFU           %s (HFU %s), %s realized\n", Pct(t.mfu()), Pct(t.hfu()),
       units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2));
+  if (t.active_params() > 0 && t.active_params() < t.total_params()) {
+    absl::StrAppendFormat(&s,
+                          "  experts       %.1fB active of %.1fB parameters (MFU counts the active "
+                          "ones)\n",
+                          t.active_params() / 1e9, t.total_params() / 1e9);
+  }
   absl::StrAppendFormat(
       &s,
       "  goodput       %s of wall time (effective MFU %s): an interruption every %s, checkpoint "
@@ -80,6 +87,9 @@ std::string TrainingTable(const TrainingPlan& t) {
   absl::StrAppendFormat(&s, "    tensor parallel  %s\n", term(b.tensor_parallel_seconds()));
   if (t.cp() > 1) {
     absl::StrAppendFormat(&s, "    context parallel %s\n", term(b.context_parallel_seconds()));
+  }
+  if (t.ep() > 1 || b.expert_parallel_seconds() > 0) {
+    absl::StrAppendFormat(&s, "    all-to-all       %s\n", term(b.expert_parallel_seconds()));
   }
   absl::StrAppendFormat(&s, "    pipeline sends   %s\n", term(b.pipeline_p2p_seconds()));
   absl::StrAppendFormat(&s, "    pipeline bubble  %s\n", term(b.pipeline_bubble_seconds()));

@@ -52,6 +52,9 @@ ABSL_FLAG(std::string, micro_batch, "", "sequences per micro-batch (default: sea
 ABSL_FLAG(std::string, cp, "",
           "context-parallel degree: each sequence split over cp GPUs, ring attention (default: "
           "searched; with --tp --pp --dp all set, 1 unless given)");
+ABSL_FLAG(std::string, ep, "",
+          "expert-parallel degree of a mixture of experts: divides dp and workload.moe.experts "
+          "(default: searched)");
 ABSL_FLAG(std::string, software, "",
           "training software generation: megatron_2021, megatron_2022 or current (default: "
           "current; workload.framework.generation)");
@@ -96,6 +99,7 @@ const std::vector<std::string>& WorkloadFlagNames() {
                                                           "gated_mlp",
                                                           "recompute",
                                                           "cp",
+                                                          "ep",
                                                           "software",
                                                           "gpu_mtbi_hours",
                                                           "server_mtbi_hours",

@@ -2,8 +2,8 @@
 //
 // Tests the compiled-in model presets: the list, lookup errors, that each file parses and is
 // embedded verbatim, that each dense model validates and its shape gives its published parameter
-// count, that the mixtures of experts are refused naming the dense models, and that every figure
-// a model sets is cited in its `sources`.
+// count, that the mixtures of experts validate and count their published total and active
+// parameters, and that every figure a model sets is cited in its `sources`.
 #include "planner/presets/models.h"
 
 #include <cmath>
@@ -21,6 +21,7 @@
 #include "planner/presets/presets.h"
 #include "planner/presets/provenance_testing.h"
 #include "planner/validate.h"
+#include "planner/workload/moe.h"
 #include "planner/workload/workload_validate.h"
 #include "proto/request.pb.h"
 #include "proto/workload.pb.h"
@@ -166,21 +167,26 @@ TEST(DenseModels, Llama3405bHasTheShapeTheMeasuredRunsUse) {
   EXPECT_NEAR(ShapeParams(w), 405.85e9, 0.01e9);
 }
 
-TEST(MixtureOfExpertsModels, AreRefusedNamingEveryDenseModel) {
-  // Mixtral 8x22B: 8 experts, 2 per token; DeepSeek-V3: 256 routed, 8 per token.
-  EXPECT_THAT(ValidateWorkload(MustLoad("mixtral-8x22b"), "workload"),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       StartsWith("workload.moe: mixture-of-experts models are not modelled yet "
-                                  "(mixtral-8x22b has 8 experts, 2 active); dense models: ")));
-  const absl::Status deepseek = ValidateWorkload(MustLoad("deepseek-v3"), "workload");
-  EXPECT_THAT(deepseek, StatusIs(absl::StatusCode::kUnimplemented,
-                                 HasSubstr("(deepseek-v3 has 256 experts, 8 active)")));
-  // The message's list of dense models is the compiled-in one: every model without moe, and no
-  // model with it.
-  for (const std::string& name : ModelNames()) {
-    const bool dense = !MustLoad(name).has_moe();
-    EXPECT_EQ(absl::StrContains(deepseek.message(), absl::StrCat(" ", name)), dense) << name;
-  }
+TEST(MixtureOfExpertsModels, ValidateOnceGivenABatchAndCountTheirPublishedParameters) {
+  // Mixtral 8x22B publishes no batch: it is named missing; with one it validates. Its shape gives
+  // 140.42B total and 38.95B active (planner/workload/moe_test.cc derives both by hand), the
+  // published 141B and 39B.
+  Workload mixtral = MustLoad("mixtral-8x22b");
+  EXPECT_THAT(ValidateWorkload(mixtral, "workload"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload is missing a global batch (global_batch_tokens or "
+                       "global_batch_sequences)"));
+  mixtral.set_global_batch_sequences(256);
+  EXPECT_THAT(ValidateWorkload(mixtral, "workload"), IsOk());
+  EXPECT_NEAR(MoeParamsFromShape(mixtral).total, 141e9, 0.6e9);
+  EXPECT_NEAR(MoeParamsFromShape(mixtral).active, mixtral.moe().active_params(), 0.1e9);
+  // DeepSeek-V3 publishes its batch. Its shape's attention is standard multi-head attention in
+  // place of MLA (moe.h): the shape's total lands within 1% of 671B and its active count within 5%
+  // of the 37B it carries as active_params.
+  const Workload deepseek = MustLoad("deepseek-v3");
+  EXPECT_THAT(ValidateWorkload(deepseek, "workload"), IsOk());
+  EXPECT_NEAR(MoeParamsFromShape(deepseek).total, 671e9, 0.01 * 671e9);
+  EXPECT_NEAR(MoeParamsFromShape(deepseek).active, 37e9, 0.05 * 37e9);
 }
 
 TEST(Models, CiteEveryFieldTheySet) {

@@ -131,6 +131,12 @@ absl::Status CheckFixed(const WorkloadModel& w, const TrainingHardware& hw, int6
   const int64_t pp = std::max<int64_t>(w.fixed_pp, 1);
   const int64_t dp = std::max<int64_t>(w.fixed_dp, 1);
   const int64_t cp = std::max<int64_t>(w.fixed_cp, 1);
+  if (w.fixed_ep > 1 && w.fixed_dp > 0 && w.fixed_dp % w.fixed_ep != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "workload.parallelism.ep %d must divide workload.parallelism.dp (%d): the expert-parallel "
+        "ranks are data-parallel replicas",
+        w.fixed_ep, w.fixed_dp));
+  }
   // In floating point: the fixed degrees may multiply past int64 before they are compared.
   const double product = static_cast<double>(tp) * static_cast<double>(cp) *
                          static_cast<double>(pp) * static_cast<double>(dp);
@@ -284,6 +290,7 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
         c.virtual_stages = v;
         c.recompute = r;
         c.cp = shape.cp;
+        c.ep = shape.ep;
         if (!Evaluate(w, hw, gpus, c, st.KernelsFor(w, hw, c, b_first, i), st)) break;
       }
     }
@@ -309,7 +316,18 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
     shape.cp = cp;
     shape.pp = pp;
     shape.dp = dps[i_dp];
-    SearchMicroBatches(w, hw, gpus, shape, st);
+    // Expert parallelism (a mixture of experts only): every ep dividing both dp and the experts
+    // (the fixed one when given and it divides dp); the GPUs stay tp x cp x pp x dp.
+    const int64_t ep_last = w.moe.enabled ? std::min(shape.dp, w.moe.experts) : 1;
+    for (int64_t ep = 1; ep <= ep_last; ++ep) {
+      if (w.fixed_ep > 0 ? ep != w.fixed_ep
+                         : (ep > 1 && (shape.dp % ep != 0 || w.moe.experts % ep != 0))) {
+        continue;
+      }
+      if (shape.dp % ep != 0) continue;
+      shape.ep = ep;
+      SearchMicroBatches(w, hw, gpus, shape, st);
+    }
   }
 }
 

@@ -22,6 +22,11 @@
 //     only with at least pp micro-batches;
 //   - micro-batch: 1, 2, 4, ... up to the sequences per data-parallel replica; the loop stops at
 //     the first micro-batch that does not fit (memory grows with it).
+//   - ep (a mixture of experts only; 1 for a dense model): every divisor of the experts that
+//     divides dp. Expert parallelism lives inside the data-parallel group (Megatron-Core's
+//     expert_model_parallel_size dividing the data-parallel size, as the published Mixtral and
+//     DeepSeek-V3 layouts use): it adds no GPUs, it trades expert weights and gradient sync for
+//     the all-to-all.
 // Each configuration costs one O(1) evaluation and nothing is allocated in the loop (the batch's
 // divisors are listed once per search): millions of configurations per second
 // (planner/parallelism_search_benchmark.cc).

@@ -132,6 +132,19 @@ struct PassTimes {
 inline PassTimes operator+(const PassTimes& a, const PassTimes& b) {
   return PassTimes{a.forward + b.forward, a.backward + b.backward};
 }
+inline PassTimes operator*(double a, const PassTimes& b) {
+  return PassTimes{a * b.forward, a * b.backward};
+}
+// `batch` weight multiplies of the same shape run as one grouped kernel (a mixture of experts'
+// local experts: Megatron-Core's grouped GEMM), each m x k by k x n.
+inline PassTimes GroupedWeightGemm(double m, double n, double k, double batch, const GemmCost& g) {
+  PassTimes r;
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return r;
+  const Compute f = units::Flops(2.0 * m * n * k * batch);
+  r.forward = GemmTime(f, m, n, k, batch, g);
+  r.backward = GemmTime(f, m, k, n, batch, g) + GemmTime(f, n, k, m, batch, g);
+  return r;
+}
 inline PassTimes WeightGemm(double m, double n, double k, const GemmCost& g) {
   PassTimes r;
   if (m <= 0 || n <= 0 || k <= 0) return r;
@@ -278,6 +291,16 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   // scores and their weighted sum (forward 4 l s h, non-causal, as PaLM counts it).
   w.model_flops_per_token =
       units::Flops(6.0 * w.params + 12.0 * D(w.layers) * D(w.seq_len) * D(w.hidden));
+  w.fixed_ep = par.ep();
+  if (p.has_moe()) {
+    // Mixture of experts (moe.h): params stays the total (memory, checkpoints); the FLOPs and the
+    // recomputation count the active parameters.
+    w.moe = BuildMoeModel(p);
+    w.params = w.moe.total_params;  // params, or every expert's from the shape
+    w.layer_params = (w.moe.active_params - output_params) / D(w.layers);
+    w.model_flops_per_token =
+        units::Flops(6.0 * w.moe.active_params + 12.0 * D(w.layers) * D(w.seq_len) * D(w.hidden));
+  }
   const Reliability& r = p.reliability();
   ReliabilityModel& rel = w.reliability;
   rel.gpu_mtbi =
@@ -370,6 +393,7 @@ namespace {
 // The configuration and the hardware as every part of the step model sees them.
 struct StepContext {
   double t, p, d, v, cp;  // tp, pp, dp, virtual stages, cp
+  double ep;              // expert parallel (mixture of experts)
   double s, h, a, f, vocab, l;
   double kv;   // key (and value) width
   double tok;  // tokens per micro-batch on one GPU
@@ -385,6 +409,7 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   const CalibrationModel& cal = hw.calibration;
   StepContext x;
   x.t = D(c.tp), x.p = D(c.pp), x.d = D(c.dp), x.v = D(c.virtual_stages), x.cp = D(c.cp);
+  x.ep = D(c.ep);
   x.s = D(w.seq_len), x.h = D(w.hidden), x.a = D(w.heads), x.f = D(w.ffn_hidden);
   x.vocab = D(w.vocab), x.l = D(w.layers);
   x.kv = x.h * D(w.kv_heads) / x.a;
@@ -423,7 +448,9 @@ struct LayerTimes {
   Time tp;
   Time tp_forward;  // one forward pass's share of tp (a rerun pays it again)
   Time cp;
-  Time total;  // compute + memory + tp + cp
+  Time ep;          // mixture of experts: the expert-parallel all-to-all
+  Time ep_forward;  // one forward pass's share of ep (a rerun pays it again)
+  Time total;       // compute + memory + tp + cp + ep
   Time out_compute;
   Time out_memory;
   Time out_total;
@@ -440,9 +467,15 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   const GemmCost& gemm = x.gemm;
   LayerKernels k;
   const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
-  const PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) +
-                          WeightGemm(tok, h, h / t, gemm) + WeightGemm(tok, up_width / t, h, gemm) +
-                          WeightGemm(tok, h, f / t, gemm);
+  // A mixture of experts keeps the dense MLP in its dense layers only; its experts' multiplies
+  // depend on ep and are added per configuration (ExpertGemms).
+  PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) + WeightGemm(tok, h, h / t, gemm);
+  if (w.moe.enabled) {
+    gemms = gemms + w.moe.dense_layer_share *
+                        (WeightGemm(tok, up_width / t, h, gemm) + WeightGemm(tok, h, f / t, gemm));
+  } else {
+    gemms = gemms + WeightGemm(tok, up_width / t, h, gemm) + WeightGemm(tok, h, f / t, gemm);
+  }
   k.dense_forward = gemms.forward;
   k.dense_backward = gemms.backward;
   // The attention core: per head, scores Q K^T (tok x s by the head size) and their product with V,
@@ -488,6 +521,8 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
   const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
   k.memory_elements_per_token = replicated + split + scores;
+  // Mixture of experts: the experts' activation functions and the token permutations (moe.h).
+  if (w.moe.enabled) k.memory_elements_per_token += w.moe.memory_elements_delta / t;
   k.score_elements_per_token = scores;
   // A tensor-parallel group inside the domain never reaches the scale-out link, so its all-reduce
   // does not depend on the data-parallel degree (which slows that link).
@@ -500,6 +535,77 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   return k;
 }
 
+// --- Mixture of experts (moe.h). ---
+// The experts' multiplies of the mean layer on one GPU, one micro-batch: the router (its tensor-
+// parallel slice of tokens by h x E), the routed experts as one grouped multiply of the E / ep
+// local experts, each getting the ep ranks' tok x k tokens over E, times load_imbalance on the
+// busiest rank (experts split over tp as the dense MLP is: Megatron's expert tensor parallelism
+// equal to tp), and the shared experts as one dense MLP of S x f_e. Weighted by the MoE layers'
+// share.
+inline PassTimes ExpertGemms(const WorkloadModel& w, const StepContext& x) {
+  const MoeModel& m = w.moe;
+  const double t = x.t, h = x.h, tok = x.tok, fe = D(m.expert_ffn);
+  const double gate = w.gated_mlp ? 2.0 : 1.0;
+  const double local = D(m.experts) / x.ep;
+  const double rows = tok * D(m.top_k) * m.load_imbalance / local;
+  PassTimes r = WeightGemm(tok / t, D(m.experts), h, x.gemm) +
+                GroupedWeightGemm(rows, gate * fe / t, h, local, x.gemm) +
+                GroupedWeightGemm(rows, h, fe / t, local, x.gemm);
+  if (m.shared > 0) {
+    const double fs = D(m.shared) * fe;
+    r = r + WeightGemm(tok, gate * fs / t, h, x.gemm) + WeightGemm(tok, h, fs / t, x.gemm);
+  }
+  return m.moe_layer_share * r;
+}
+
+// The scale-out link an all-to-all of `group` consecutive GPUs sees: the leaf's oversubscription
+// once the group leaves its leaf, and each oversubscribed tier above whose block it outgrows (as
+// MakeStepContext does for the data-parallel group).
+inline Link GroupScaleOut(const TrainingHardware& hw, int64_t group) {
+  const CalibrationModel& cal = hw.calibration;
+  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
+  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
+  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
+    slowdown *= hw.upper_oversubscription[i];
+  }
+  return Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
+              cal.scale_out_latency};
+}
+
+// The expert-parallel all-to-all of the mean layer: sets ep and ep_forward. The ep ranks are tp x
+// cp GPUs apart, so a scale-up domain of D GPUs holds n = min(ep, D / (tp cp)) of them. Each GPU
+// sends AllToAllBytes B: B (n - 1) / ep to the ranks in its domain over the scale-up links and B
+// (ep - n) / ep to the others over its NICs, both at once (the slower sets the time), plus one
+// latency of the slowest link crossed. An ep group inside one NVLink domain (an NVL72 rack holds ep
+// 64 at tp 1) never touches the NICs, whose per-GPU bandwidth is a tenth or less of NVLink's. Four
+// per layer (dispatch and combine, forward and backward), six with full recomputation; overlapped
+// (moe.overlap_all_to_all), only what exceeds the layer's multiplies shows.
+inline void LayerExpertParallel(const WorkloadModel& w, const TrainingHardware& hw,
+                                const ParallelConfig& c, const StepContext& x, LayerTimes& lt,
+                                StepEstimate& e) {
+  if (!w.moe.enabled || c.ep <= 1) return;
+  const Data bytes = AllToAllBytes(w.moe, x.tok / x.t, x.h, w.precision);
+  const int64_t span = c.tp * c.cp;
+  const int64_t in_domain = std::clamp<int64_t>(hw.scale_up_gpus / span, 1, c.ep);
+  const Time zero = units::Seconds(0.0);
+  Time up_time = zero, out_time = zero;
+  Time latency = x.up.latency;
+  if (in_domain > 1) up_time = (D(in_domain - 1) / x.ep) * bytes / x.up.bandwidth;
+  if (in_domain < c.ep) {
+    if (x.no_fabric) e.infeasible = Infeasible::kNoScaleOut;
+    const Link out = GroupScaleOut(hw, span * c.ep);
+    out_time = (D(c.ep - in_domain) / x.ep) * bytes / out.bandwidth;
+    latency = out.latency;
+  }
+  const Time one = w.moe.moe_layer_share * (std::max(up_time, out_time) + latency);
+  lt.ep_forward = 2.0 * one;
+  lt.ep = (x.full ? 6.0 : 4.0) * one;
+  if (w.moe.overlap_all_to_all) {
+    lt.ep = std::max(zero, lt.ep - lt.dense);
+    lt.ep_forward = std::max(zero, lt.ep_forward - lt.dense_fwd);
+  }
+}
+
 // The layer's multiplies and attention core: sets dense_fwd, dense, backward_gemms, attn_fwd and
 // compute. Full recomputation reruns the forward pass. When `params` overrides the shape's count,
 // the multiplies' FLOPs are scaled to it. The backward pass of the attention core is twice the
@@ -510,10 +616,13 @@ inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const Lay
   const double forwards = x.full ? 2.0 : 1.0;
   const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
   const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
-  const double params_scale = w.layer_params / shape_params;
-  lt.dense_fwd = params_scale * k.dense_forward;
-  lt.dense = forwards * lt.dense_fwd + params_scale * k.dense_backward;
-  lt.backward_gemms = params_scale * k.dense_backward;
+  // A mixture of experts adds its experts' multiplies (per configuration: their shapes depend on
+  // ep) and scales by its active parameters over the shape's.
+  const double params_scale = w.moe.enabled ? w.moe.active_scale : w.layer_params / shape_params;
+  const PassTimes experts = w.moe.enabled ? ExpertGemms(w, x) : PassTimes{};
+  lt.dense_fwd = params_scale * (k.dense_forward + experts.forward);
+  lt.dense = forwards * lt.dense_fwd + params_scale * (k.dense_backward + experts.backward);
+  lt.backward_gemms = params_scale * (k.dense_backward + experts.backward);
   lt.attn_fwd = k.attention_forward;
   const double attn_passes = 3.0 + (x.full || x.selective ? 1.0 : 0.0);
   lt.compute = lt.dense + attn_passes * k.attention_forward;
@@ -603,7 +712,13 @@ inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& 
   lt.memory = LayerMemory(w, hw.calibration, x, k);
   LayerTensorParallel(w, hw, c, x, k, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
-  lt.total = lt.compute + lt.memory + lt.tp + lt.cp;
+  if (w.moe.enabled) {
+    LayerExpertParallel(w, hw, c, x, lt, e);
+    // The MoE layer's extra kernels: router, top-k, permute, unpermute, the shared experts' and
+    // the grouped multiplies, forward, and twice that backward.
+    lt.memory += w.moe.moe_layer_share * 18.0 * hw.calibration.kernel_overhead;
+  }
+  lt.total = lt.compute + lt.memory + lt.tp + lt.cp + lt.ep;
   // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
   // (never recomputed), and the fp32 logits written and read forward and backward (16 V bytes per
   // token).
@@ -669,6 +784,7 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
   e.memory_bound = m * (heavy * lt.memory + with_out * lt.out_memory);
   e.tensor_parallel = m * heavy * lt.tp;
   e.context_parallel = m * heavy * lt.cp;
+  e.expert_parallel = m * heavy * lt.ep;
   e.pipeline_p2p = m * p2p;
   e.pipeline_bubble = ((p - 1.0) / v) * per_micro_batch;
   pl.heavy = heavy;
@@ -685,6 +801,9 @@ struct StageParams {
   Data gradient_bytes;
   Data param_bytes;
   double shards;  // the distributed optimizer's shards of the optimizer state
+  // Parameters whose optimizer state this GPU keeps: gpu_params / shards for a dense model; a
+  // mixture of experts shards its experts over the expert data-parallel group (shards / ep).
+  double optimizer_params;
 };
 
 // --- Parameters on the most loaded stage, data parallel and optimizer. ---
@@ -701,9 +820,17 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
   // both holds 2 V h when they are separate matrices.
   const double embeddings = (c.pp == 1 && w.untied_embeddings) ? 2.0 : 1.0;
-  const double gpu_params = (stage_layers * w.layer_params + embeddings * vocab * h) / t;
-  const Data gradient_bytes = gpu_params * w.gradient_element;
-  const Data param_bytes = gpu_params * w.precision;
+  // A mixture of experts: every rank holds the replicated part of a layer and 1/ep of its routed
+  // experts (moe.h); the experts' gradients are reduced apart, below.
+  const double layer_params_here =
+      w.moe.enabled ? w.moe.replicated_layer_params + w.moe.expert_layer_params / x.ep
+                    : w.layer_params;
+  const double gpu_params = (stage_layers * layer_params_here + embeddings * vocab * h) / t;
+  const double gpu_expert_params =
+      w.moe.enabled ? stage_layers * w.moe.expert_layer_params / x.ep / t : 0.0;
+  const double gpu_shared_params = gpu_params - gpu_expert_params;
+  const Data gradient_bytes = gpu_shared_params * w.gradient_element;
+  const Data param_bytes = gpu_shared_params * w.precision;
   // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
   // ranks, tp apart, so a domain of D GPUs holds D / tp of them.
   const int64_t ranks = c.dp * c.cp;
@@ -723,6 +850,27 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
     const Levels one =
         OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kTree, buckets);
     sync = one + one;
+  }
+  if (gpu_expert_params > 0) {
+    // The experts' gradients: over the dp x cp / ep ranks holding the same experts, tp x ep apart.
+    const int64_t expert_ranks = std::max<int64_t>(1, ranks / c.ep);
+    const int64_t expert_per_domain =
+        c.tp * c.ep < hw.scale_up_gpus ? hw.scale_up_gpus / (c.tp * c.ep) : 1;
+    const double expert_buckets = std::max(1.0, std::ceil(gpu_expert_params / bucket_params));
+    const Data expert_grads = gpu_expert_params * w.gradient_element;
+    const Data expert_weights = gpu_expert_params * w.precision;
+    if (w.distributed_optimizer) {
+      const Levels g = OneWayCollective(expert_weights, expert_ranks, expert_per_domain, up, out,
+                                        Steps::kRing, expert_buckets);
+      gather = gather + g;
+      sync = sync + g +
+             OneWayCollective(expert_grads, expert_ranks, expert_per_domain, up, out, Steps::kRing,
+                              expert_buckets);
+    } else {
+      const Levels one = OneWayCollective(expert_grads, expert_ranks, expert_per_domain, up, out,
+                                          Steps::kTree, expert_buckets);
+      sync = sync + one + one;
+    }
   }
   if (x.no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
     e.infeasible = Infeasible::kNoScaleOut;
@@ -748,11 +896,14 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
   const double shards = w.distributed_optimizer ? d * cp : 1.0;
+  const double expert_shards = w.distributed_optimizer ? std::max(1.0, shards / x.ep) : 1.0;
+  const double optimizer_params = gpu_shared_params / shards + gpu_expert_params / expert_shards;
   const Data optimizer_traffic =
-      (gpu_params / shards) * (w.gradient_element + units::Bytes(24.0) + w.precision);
+      optimizer_params * (w.gradient_element + units::Bytes(24.0) + w.precision);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
-  return StageParams{gpu_params, gradient_bytes, param_bytes, shards};
+  return StageParams{gpu_params, gpu_params * w.gradient_element, gpu_params * w.precision, shards,
+                     optimizer_params};
 }
 
 // Activations on the first and last stages.
@@ -807,10 +958,11 @@ inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const
   const Time fwd_compute = lt.dense_fwd + lt.attn_fwd;
   const Time fwd_memory = lt.memory / 3.0;
   const Time fwd_tp = lt.tp_forward;
-  const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp;
+  const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp + lt.ep_forward;
   e.compute += m * rerun * fwd_compute;
   e.memory_bound += m * rerun * fwd_memory;
   e.tensor_parallel += m * rerun * fwd_tp;
+  e.expert_parallel += m * rerun * lt.ep_forward;
   e.pipeline_bubble += ((p - 1.0) / v) * rerun * fwd_layer;
   e.step += (m + (p - 1.0) / v) * rerun * fwd_layer;
   e.recomputed_layers = k;
@@ -827,7 +979,7 @@ inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
   const bool full = x.full, selective = x.selective, partial = x.partial;
   e.weights = sp.param_bytes;
   e.gradients = sp.gradient_bytes;
-  e.optimizer_state = (sp.gpu_params / sp.shards) * units::Bytes(12.0);  // fp32 master, Adam m, v
+  e.optimizer_state = sp.optimizer_params * units::Bytes(12.0);  // fp32 master, Adam m, v
   // Activations per layer and micro-batch (Korthikanti et al. 2022, counted at 2 bytes per element
   // and scaled to the precision): 10 h per token replicated over tp unless sequence parallel, 8 h +
   // 4 f (6 f gated) split over tp, and 5 a s for the attention scores unless flash attention or
@@ -840,6 +992,9 @@ inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
   sm.layer_all = units::Bytes(tok * scale *
                               (10.0 * h / rep_div + (8.0 * h + (w.gated_mlp ? 6.0 : 4.0) * f) / t +
                                (keep_scores ? 5.0 * a * s / t : 0.0)));
+  // A mixture of experts keeps each token copy's expert activations and the permuted tokens
+  // (moe.h).
+  if (w.moe.enabled) sm.layer_all += units::Bytes(tok * scale * w.moe.activation_bytes_delta / t);
   sm.checkpoint = units::Bytes(tok * scale * 2.0 * h / rep_div);
   const Data layer_kept = full ? sm.checkpoint : sm.layer_all;
   const Data working = (full || partial) ? sm.layer_all : units::Bytes(0.0);
@@ -928,8 +1083,9 @@ std::string DescribeConfig(const ParallelConfig& c) {
                   : c.recompute == RECOMPUTE_PARTIAL   ? "partial"
                   : c.recompute == RECOMPUTE_SELECTIVE ? "selective"
                                                        : "none";
-  return absl::StrFormat("tp=%d cp=%d pp=%d dp=%d micro_batch=%d virtual_stages=%d recompute=%s",
-                         c.tp, c.cp, c.pp, c.dp, c.micro_batch, c.virtual_stages, r);
+  return absl::StrFormat("tp=%d cp=%d pp=%d dp=%d micro_batch=%d virtual_stages=%d recompute=%s%s",
+                         c.tp, c.cp, c.pp, c.dp, c.micro_batch, c.virtual_stages, r,
+                         c.ep > 1 ? absl::StrFormat(" ep=%d", c.ep) : "");
 }
 
 }  // namespace dcplan

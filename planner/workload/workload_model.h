@@ -10,7 +10,8 @@
 //        + (pp - 1) / v x T_mb                   the pipeline bubble (v = virtual stages)
 //        + exposed data-parallel gradient sync   inside the scale-up domain, then across it
 //        + optimizer step                        (memory-bound)
-//   T_mb = layers on the stage x (compute + memory-bound kernels + tensor-parallel collectives)
+//   T_mb = layers on the stage x (compute + memory-bound kernels + tensor-parallel collectives
+//                                 + expert-parallel all-to-all, for a mixture of experts: moe.h)
 //        + output layer and loss (on the last stage) + pipeline sends
 //
 // compute = FLOPs / (peak x kernel efficiency) per multiply shape (FlashAttention at its own
@@ -49,6 +50,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "planner/workload/moe.h"
 #include "proto/request.pb.h"
 #include "proto/workload.pb.h"
 #include "units/units.h"
@@ -64,6 +66,9 @@ struct ParallelConfig {
   int64_t virtual_stages = 1;
   Recompute recompute = RECOMPUTE_NONE;
   int64_t cp = 1;  // context parallel: each sequence split over cp GPUs
+  // Expert parallel (mixture of experts): the routed experts split over ep of the dp replicas;
+  // divides dp, so it adds no GPUs.
+  int64_t ep = 1;
 
   int64_t Gpus() const { return tp * cp * pp * dp; }
 };
@@ -158,7 +163,13 @@ struct WorkloadModel {
   int64_t fixed_virtual_stages = 0;
   Recompute fixed_recompute = RECOMPUTE_UNSPECIFIED;
   int64_t fixed_cp = 0;
-  // PaLM model FLOPs per token: 6 N + 12 x layers x seq_len x hidden.
+  int64_t fixed_ep = 0;
+  // The mixture of experts (moe.h); enabled false for a dense model. With it, `params` is the
+  // total, `layer_params` the active parameters of the mean layer, and the model FLOPs count the
+  // active parameters.
+  MoeModel moe;
+  // PaLM model FLOPs per token: 6 N + 12 x layers x seq_len x hidden (N active for a mixture of
+  // experts).
   units::Compute model_flops_per_token;
   ReliabilityModel reliability;
 
@@ -191,6 +202,7 @@ struct StepEstimate {
   units::Time data_parallel_exposed;
   units::Time optimizer;
   units::Time context_parallel;  // ring-attention traffic left after overlap
+  units::Time expert_parallel;   // mixture of experts: all-to-all left after overlap
   // The data-parallel sync before overlap, and its two levels.
   units::Time data_parallel;
   units::Time data_parallel_scale_up;
@@ -269,7 +281,7 @@ StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware&
 // Llama 3 405B runs 126 layers on 16 stages x 8 chunks), so pp x v <= layers + 2 when pp > 1.
 int64_t MaxVirtualStages(int64_t layers, int64_t pp);
 
-// "tp=8 pp=16 dp=64 micro_batch=1 v=1 recompute=none", for messages.
+// "tp=8 pp=16 dp=64 micro_batch=1 v=1 recompute=none" (and " ep=8" when ep > 1), for messages.
 std::string DescribeConfig(const ParallelConfig& config);
 
 }  // namespace dcplan

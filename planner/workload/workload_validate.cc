@@ -76,6 +76,18 @@ absl::Status ValidateParallelism(const Parallelism& p, const Workload& w, absl::
     return absl::FailedPreconditionError(absl::StrCat(
         FieldPath(path, "cp"), " ", p.cp(), " must divide workload.seq_len (", w.seq_len(), ")"));
   }
+  DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(path, "ep", p.ep(), limits::kMaxExperts));
+  if (p.ep() > 1 && !w.has_moe()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(FieldPath(path, "ep"), " ", p.ep(),
+                     " needs a mixture of experts (workload.moe): a dense model has no experts "
+                     "to split"));
+  }
+  if (p.ep() > 0 && w.has_moe() && w.moe().experts() % p.ep() != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(FieldPath(path, "ep"), " ", p.ep(),
+                                                      " must divide workload.moe.experts (",
+                                                      w.moe().experts(), ")"));
+  }
   return absl::OkStatus();
 }
 
@@ -133,17 +145,14 @@ absl::Status CheckRequiredFields(const Workload& w, absl::string_view path) {
   return absl::InvalidArgumentError(absl::StrCat(path, " is missing ", list));
 }
 
-// The dense model presets (planner/presets/models/), named when a mixture-of-experts workload is
-// refused; planner/presets/models_test.cc holds this list to the compiled-in models.
-constexpr char kDenseModelPresets[] =
-    "gpt3-175b, llama3-405b, llama3-70b, llama3-8b, nemotron4-340b";
-
-// Mixture-of-experts models are described (Workload.moe) but not modelled: a valid description is
-// refused, Unimplemented. Each field's own limit is checked first, so an error names the field.
-absl::Status CheckDense(const Workload& w, absl::string_view path) {
+// A mixture of experts (Workload.moe): each field's own limit first, so an error names the field.
+absl::Status CheckMoe(const Workload& w, absl::string_view path) {
   if (!w.has_moe()) return absl::OkStatus();
   const MixtureOfExperts& moe = w.moe();
   const std::string moe_path = FieldPath(path, "moe");
+  // A non-finite double is named first, whatever else is missing.
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(moe_path, "load_imbalance", moe.load_imbalance()));
+  DCPLAN_RETURN_IF_ERROR(CheckFinite(moe_path, "active_params", moe.active_params()));
   DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(moe_path, "experts", moe.experts(), limits::kMaxExperts));
   DCPLAN_RETURN_IF_ERROR(CheckCountAtMost(moe_path, "experts_per_token", moe.experts_per_token(),
                                           limits::kMaxExperts));
@@ -166,17 +175,33 @@ absl::Status CheckDense(const Workload& w, absl::string_view path) {
         absl::StrCat(FieldPath(moe_path, "dense_layers"), " ", moe.dense_layers(), " must be < ",
                      FieldPath(path, "layers"), " (", w.layers(), ")"));
   }
-  return absl::UnimplementedError(absl::StrCat(
-      FieldPath(path, "moe"), ": mixture-of-experts models are not modelled yet (",
-      w.name().empty() ? "this workload" : Clip(w.name()), " has ", moe.experts(), " experts, ",
-      moe.experts_per_token(), " active); dense models: ", kDenseModelPresets));
+  if (moe.has_load_imbalance()) {
+    DCPLAN_RETURN_IF_ERROR(
+        CheckInRange(moe_path, "load_imbalance", moe.load_imbalance(), 1, 100, kClosedLow));
+  }
+  if (moe.active_params() != 0) {
+    DCPLAN_RETURN_IF_ERROR(
+        InRange(moe_path, "active_params", moe.active_params(), 0, limits::kMaxParams, true));
+    const double output = static_cast<double>(w.vocab()) * static_cast<double>(w.hidden());
+    if (moe.active_params() <= output) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          FieldPath(moe_path, "active_params"), " ", FormatDouble(moe.active_params()),
+          " must be more than the output layer alone (vocab x hidden = ", FormatDouble(output),
+          "); leave it 0 to derive it from the shape"));
+    }
+    if (w.params() > 0 && moe.active_params() > w.params()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(FieldPath(moe_path, "active_params"), " ", FormatDouble(moe.active_params()),
+                       " must be <= ", FieldPath(path, "params"), " (", FormatDouble(w.params()),
+                       "): the active parameters are part of the total"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
-  // A mixture of experts is refused whatever else it lacks (the MoE presets publish no batch).
-  DCPLAN_RETURN_IF_ERROR(CheckDense(w, path));
   DCPLAN_RETURN_IF_ERROR(CheckRequiredFields(w, path));
   DCPLAN_RETURN_IF_ERROR(Count(path, "layers", w.layers(), 1, limits::kMaxLayers));
   DCPLAN_RETURN_IF_ERROR(Count(path, "hidden", w.hidden(), 1, limits::kMaxHidden));
@@ -232,6 +257,7 @@ absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
         FieldPath(path, "framework.generation"), " must be a known SoftwareGeneration value, got ",
         w.framework().generation()));
   }
+  DCPLAN_RETURN_IF_ERROR(CheckMoe(w, path));
   DCPLAN_RETURN_IF_ERROR(ValidateParallelism(w.parallelism(), w, FieldPath(path, "parallelism")));
   return ValidateReliability(w.reliability(), FieldPath(path, "reliability"));
 }
