@@ -388,8 +388,7 @@ absl::Status SweepTo(OutputFormat format) {
                                    " points failed; the first: ", first_failure.message()));
   }
   if (format == OutputFormat::kSvg) {
-    const std::string title = absl::StrCat(base.name().empty() ? "dcplan" : base.name(), ": sweep");
-    DCPLAN_ASSIGN_OR_RETURN(std::string svg, SweepChartSvg(sweep, title, kept));
+    DCPLAN_ASSIGN_OR_RETURN(std::string svg, SweepChartSvg(sweep, base, kept));
     DCPLAN_RETURN_IF_ERROR(WriteOutput(svg));
   } else {
     DCPLAN_RETURN_IF_ERROR(out->Commit());
