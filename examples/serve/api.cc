@@ -32,6 +32,7 @@
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
 #include "planner/training.h"
+#include "planner/validate.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"
 #include "proto/request.pb.h"
@@ -225,6 +226,18 @@ std::string UrlDecode(absl::string_view text) {
   return out;
 }
 
+// Every value of the query parameter `name` in the target, decoded, in order.
+std::vector<std::string> QueryValues(absl::string_view target, absl::string_view name) {
+  std::vector<std::string> out;
+  const size_t q = target.find('?');
+  if (q == absl::string_view::npos) return out;
+  const std::string prefix = absl::StrCat(name, "=");
+  for (absl::string_view pair : absl::StrSplit(target.substr(q + 1), '&', absl::SkipEmpty())) {
+    if (absl::StartsWith(pair, prefix)) out.push_back(UrlDecode(pair.substr(prefix.size())));
+  }
+  return out;
+}
+
 // `?set=PATH=VALUE` (repeatable) in the target: the request-editing layer's grammar, as --set
 // takes it (planner/request_edit.h), applied to `request` after the body. An error answers 400
 // with the path in `field` (under `prefix`).
@@ -282,6 +295,17 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
   return MessageResponse(*plan, binary);
 }
 
+// POST /v1/request: the body with ?set= applied, validated: the request `dcplan fit` solves for the
+// same flags (the page shows it, and saves it for `dcplan fit --request`).
+ApiResponse RequestEndpoint(const ApiRequest& http, bool binary) {
+  PlanRequest request;
+  if (auto bad = ParseBody(http, &request)) return *bad;
+  if (auto bad = ApplyQuerySets(http.target, "", &request)) return *bad;
+  absl::Status valid = ValidateRequest(request);
+  if (!valid.ok()) return FromStatus(valid);
+  return MessageResponse(request, binary);
+}
+
 ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes,
                           const Limits& limits) {
   ScaleRequest request;
@@ -335,6 +359,25 @@ ApiResponse CompareEndpoint(const ApiRequest& http, bool binary, const Limits& l
     requests.push_back(*std::move(preset));
   }
   for (const PlanRequest& r : request.requests()) requests.push_back(r);
+  // ?set=PATH=VALUE applies to every entry (the same caps and site for all); ?edit=PATH=VALUE
+  // (repeatable) adds a copy of the first entry with those edits (planner/compare.h EditedCopy).
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (auto bad = ApplyQuerySets(http.target, "", &requests[i])) return *bad;
+  }
+  std::vector<std::string> edits = QueryValues(http.target, "edit");
+  if (!edits.empty()) {
+    if (edits.size() > 100) return ErrorResponse(400, "at most 100 edit= parameters", "edit");
+    if (requests.size() >= static_cast<size_t>(kMaxCompareEntries)) {
+      return ErrorResponse(
+          400, absl::StrFormat("at most %d entries with the edited copy", kMaxCompareEntries),
+          "edit");
+    }
+    auto copy = EditedCopy(requests[0], edits, "API edit=");
+    if (!copy.ok()) {
+      return ErrorResponse(400, absl::StrCat("edit=", copy.status().message()), "edit");
+    }
+    requests.push_back(*std::move(copy));
+  }
   int64_t units = 0;
   for (const PlanRequest& r : requests) units += PlanUnits(r);
   if (auto over = limits.Price(units, absl::StrFormat("%d plans, %d units with a workload and 1 "
@@ -390,7 +433,19 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
                                           : ""),
                          "vary");
   }
-  auto sweep = Sweep::Create(request.request(), *std::move(axes));
+  // ?set=PATH=VALUE applies to the base request and to every preset a preset axis loads.
+  if (auto bad = ApplyQuerySets(http.target, "request.", request.mutable_request())) return *bad;
+  const std::string target(http.target);
+  auto load = [target](absl::string_view name) -> absl::StatusOr<PlanRequest> {
+    auto preset = LoadPreset(name);
+    if (!preset.ok()) return preset.status();
+    for (const std::string& assignment : QueryValues(target, "set")) {
+      absl::Status s = ApplyAssignment(assignment, "API set=", &*preset);
+      if (!s.ok()) return s;
+    }
+    return preset;
+  };
+  auto sweep = Sweep::Create(request.request(), *std::move(axes), load);
   if (!sweep.ok()) return FromStatus(sweep.status(), "request.");
   // (The presets carry no workload: a preset axis does not bring one in.)
   const bool workload = request.request().has_workload();
@@ -538,15 +593,17 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
     absl::string_view path;
     int which;
   };
-  static constexpr PostRoute kPosts[] = {
-      {"/v1/plan", 0}, {"/v1/scale", 1}, {"/v1/compare", 2}, {"/v1/train", 3}, {"/v1/sweep", 4}};
+  static constexpr PostRoute kPosts[] = {{"/v1/plan", 0},  {"/v1/scale", 1}, {"/v1/compare", 2},
+                                         {"/v1/train", 3}, {"/v1/sweep", 4}, {"/v1/request", 5}};
   for (const PostRoute& route : kPosts) {
     if (path != route.path) continue;
     if (!post) return MethodNotAllowed(method, path, "POST");
-    static constexpr absl::string_view kCli[] = {
-        "`dcplan fit --request=FILE`", "`dcplan scale --request=FILE --gpus=...`",
-        "`dcplan compare --requests=A,B,...`", "`dcplan train --request=FILE --gpus=N`",
-        "`dcplan sweep --request=FILE --vary=...`"};
+    static constexpr absl::string_view kCli[] = {"`dcplan fit --request=FILE`",
+                                                 "`dcplan scale --request=FILE --gpus=...`",
+                                                 "`dcplan compare --requests=A,B,...`",
+                                                 "`dcplan train --request=FILE --gpus=N`",
+                                                 "`dcplan sweep --request=FILE --vary=...`",
+                                                 "`dcplan validate --request=FILE`"};
     const Limits limits{&options_, Clock::now() + options_.max_request_time, request.cancelled,
                         kCli[route.which]};
     switch (route.which) {
@@ -558,6 +615,8 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
         return CompareEndpoint(request, binary, limits);
       case 3:
         return TrainEndpoint(request, binary, limits);
+      case 5:
+        return RequestEndpoint(request, binary);
       default:
         return SweepEndpoint(request, binary, options_.max_sweep_points, limits);
     }
