@@ -29,6 +29,7 @@
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
 #include "planner/solver.h"
+#include "planner/sweep/headline.h"
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
 #include "planner/training.h"
@@ -306,6 +307,35 @@ ApiResponse RequestEndpoint(const ApiRequest& http, bool binary) {
   return MessageResponse(request, binary);
 }
 
+// POST /v1/csv: a Comparison's plans (one or more) as CSV, the headline row's columns
+// (planner/sweep/headline.h), one row per plan: what `dcplan fit --format=csv` writes.
+ApiResponse CsvEndpoint(const ApiRequest& http) {
+  Comparison plans;
+  if (auto bad = ParseBody(http, &plans)) return *bad;
+  ApiResponse r;
+  r.content_type = "text/csv";
+  r.body = absl::StrCat(HeadlineCsvHeader(), "\n");
+  for (const ::dcplan::Plan& p : plans.plans()) {
+    AppendHeadlineCsvRow(p, &r.body);
+    r.body += "\n";
+  }
+  return r;
+}
+
+// GET /v1/columns: the headline row's columns, [{"name", "unit", "plan_path"}, ...].
+std::string ColumnsJson() {
+  std::string s = "{\"columns\": [";
+  bool first = true;
+  for (const HeadlineColumn& c : HeadlineColumns()) {
+    absl::StrAppend(&s, first ? "" : ", ", "{\"name\": ", JsonQuote(c.name),
+                    ", \"unit\": ", JsonQuote(c.unit), ", \"plan_path\": ", JsonQuote(c.plan_path),
+                    "}");
+    first = false;
+  }
+  s += "]}\n";
+  return s;
+}
+
 ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes,
                           const Limits& limits) {
   ScaleRequest request;
@@ -566,6 +596,13 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
     }
   }
 
+  if (path == "/v1/columns") {
+    if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
+    ApiResponse r;
+    r.content_type = std::string(kJsonType);
+    r.body = ColumnsJson();
+    return r;
+  }
   if (path == "/v1/presets") {
     if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
     ApiResponse r;
@@ -594,7 +631,8 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
     int which;
   };
   static constexpr PostRoute kPosts[] = {{"/v1/plan", 0},  {"/v1/scale", 1}, {"/v1/compare", 2},
-                                         {"/v1/train", 3}, {"/v1/sweep", 4}, {"/v1/request", 5}};
+                                         {"/v1/train", 3}, {"/v1/sweep", 4}, {"/v1/request", 5},
+                                         {"/v1/csv", 6}};
   for (const PostRoute& route : kPosts) {
     if (path != route.path) continue;
     if (!post) return MethodNotAllowed(method, path, "POST");
@@ -603,7 +641,8 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
                                                  "`dcplan compare --requests=A,B,...`",
                                                  "`dcplan train --request=FILE --gpus=N`",
                                                  "`dcplan sweep --request=FILE --vary=...`",
-                                                 "`dcplan validate --request=FILE`"};
+                                                 "`dcplan validate --request=FILE`",
+                                                 "`dcplan fit --format=csv`"};
     const Limits limits{&options_, Clock::now() + options_.max_request_time, request.cancelled,
                         kCli[route.which]};
     switch (route.which) {
@@ -617,6 +656,8 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
         return TrainEndpoint(request, binary, limits);
       case 5:
         return RequestEndpoint(request, binary);
+      case 6:
+        return CsvEndpoint(request);
       default:
         return SweepEndpoint(request, binary, options_.max_sweep_points, limits);
     }
