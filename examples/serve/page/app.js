@@ -175,7 +175,10 @@ const state = {
 
 // Responses older than the newest request of their kind are dropped, so what is shown always
 // matches the latest input.
-const latest = { solve: 0, chart: 0 };
+const latest = { solve: 0, chart: 0, done: 0 };
+
+// Whether what is shown answers the latest input (every solve has finished or been dropped).
+function settled() { return latest.done === latest.solve; }
 
 async function api(method, path, body, text) {
   const init = { method, headers: {} };
@@ -298,8 +301,16 @@ function localProblem() {
 }
 
 async function solve() {
-  if (!state.preset && state.mode !== 'compare') return;
   const seq = ++latest.solve;
+  try {
+    await solveOnce(seq);
+  } finally {
+    if (seq === latest.solve) latest.done = seq;
+  }
+}
+
+async function solveOnce(seq) {
+  if (!state.preset && state.mode !== 'compare') return;
   saveUrl();
   const problem = localProblem();
   if (problem) { showError(problem); return; }
@@ -564,20 +575,23 @@ const CAPEX_PARTS = [
 
 function drawBreakdown(pw, cost) {
   const box = $('breakdown');
-  const W = Math.max(300, box.clientWidth || 400);
+  const W = Math.max(280, box.clientWidth || 400);
   const rows = [['power', pw, POWER_PARTS, (v) => fmt.power(v)], ['capex', cost.capex || {}, CAPEX_PARTS, (v) => fmt.money(v)]];
-  const svg = el('svg', { width: W, height: 118, viewBox: '0 0 ' + W + ' 118', class: 'bars' });
-  rows.forEach(([name, obj, parts, f], i) => {
-    const y = 4 + i * 58;
+  const perRow = Math.max(1, Math.floor((W - 52) / 175));
+  const colW = (W - 52) / perRow;
+  const svg = el('svg', { width: W, height: 10, class: 'bars', xmlns: SVG_NS });
+  let y = 4;
+  for (const [name, obj, parts, f] of rows) {
     const total = parts.reduce((t, [k]) => t + Number(obj[k] || 0), 0);
     svg.appendChild(el('text', { x: 0, y: y + 13, class: 'bar-name' }, name));
     if (!(total > 0)) {
       svg.appendChild(el('text', { x: 52, y: y + 13, class: 'bar-none' }, name === 'capex' ? 'not priced' : '–'));
-      return;
+      y += 26;
+      continue;
     }
-    let x = 52;
-    const w = W - 56;
-    let lx = 52;
+    svg.appendChild(el('text', { x: W - 2, y: y + 13, class: 'bar-total', 'text-anchor': 'end' }, f(total)));
+    const w = W - 52 - 64;
+    let x = 52, n = 0;
     for (const [k, label, color] of parts) {
       const v = Number(obj[k] || 0);
       if (!(v > 0)) continue;
@@ -586,16 +600,16 @@ function drawBreakdown(pw, cost) {
       r.appendChild(el('title', {}, label + ' ' + f(v)));
       svg.appendChild(r);
       x += bw;
-      if (v / total >= 0.04 && lx < W - 60) {
-        const t = el('text', { x: lx, y: y + 32, class: 'bar-label' });
-        t.appendChild(el('tspan', { fill: color }, '■ '));
-        t.appendChild(el('tspan', {}, label + ' ' + f(v)));
-        svg.appendChild(t);
-        lx += 8 + 6.2 * (label.length + f(v).length + 3);
-      }
+      const t = el('text', { x: 52 + (n % perRow) * colW, y: y + 34 + Math.floor(n / perRow) * 15, class: 'bar-label' });
+      t.appendChild(el('tspan', { fill: color }, '■ '));
+      t.appendChild(el('tspan', {}, label + ' ' + f(v)));
+      svg.appendChild(t);
+      ++n;
     }
-    svg.appendChild(el('text', { x: W - 2, y: y + 46, class: 'bar-total', 'text-anchor': 'end' }, 'total ' + f(total)));
-  });
+    y += 28 + Math.ceil(n / perRow) * 15;
+  }
+  svg.setAttribute('height', y);
+  svg.setAttribute('viewBox', '0 0 ' + W + ' ' + y);
   box.replaceChildren(svg);
 }
 
@@ -719,7 +733,7 @@ function drawChart() {
   const W = Math.max(320, box.clientWidth), H = Math.max(240, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
   const rows = state.chartRows;
-  const m = { left: 100, right: 122, top: 22, bottom: 40 };
+  const m = W < 480 ? { left: 84, right: 92, top: 22, bottom: 40 } : { left: 100, right: 122, top: 22, bottom: 40 };
   const plotW = W - m.left - m.right;
   const gap = 14;
   const avail = H - m.top - m.bottom - 2 * gap;
@@ -869,8 +883,10 @@ function syncGpus(fromSlider) {
 // Reading the text the sliders write (the server reads every text; this only moves sliders).
 const SI = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, B: 1e9, T: 1e12 };
 function parsePower(t) {
-  const m = /^\s*([0-9.]+(?:e[+-]?\d+)?)\s*([kMGT]?)W\s*$/.exec(t);
-  return m ? Number(m[1]) * SI[m[2]] : NaN;
+  const m = /^\s*([0-9.]+(?:e[+-]?\d+)?)\s*(([kMGT]?)W)?\s*$/.exec(t);
+  if (!m) return NaN;
+  const v = Number(m[1]) * SI[m[3] || ''];
+  return m[2] || v === 0 ? v : NaN;  // a bare number needs its unit (as --power does), but 0 is 0
 }
 function parseMoney(t) {
   const m = /^\s*\$?\s*([0-9.]+(?:e[+-]?\d+)?)\s*([kKMBT]?)\s*(USD)?\s*$/.exec(t);
@@ -1147,7 +1163,16 @@ function readUrl(params) {
   const has = [...params.keys()].length > 0;
   const mode = params.has('compare') ? 'compare' : params.has('gpus') || !has ? 'scale' : 'fits';
   for (const [flag, id] of FLAGS) {
-    if (params.has(flag)) $(id).value = params.get(flag);
+    if (!params.has(flag)) continue;
+    const e = $(id), v = params.get(flag);
+    // A select takes any value the CLI takes ("liquid" for direct_liquid, "IT"): an option is added.
+    if (e.tagName === 'SELECT' && ![...e.options].some((o) => o.value === v)) {
+      const o = document.createElement('option');
+      o.value = v;
+      o.textContent = v;
+      e.appendChild(o);
+    }
+    e.value = v;
   }
   $('set-lines').value = params.getAll('set').join('\n');
   $('edit-lines').value = params.getAll('edit').join('\n');
