@@ -452,6 +452,34 @@ def main():
             for element, _, _ in reversed(case):  # back to the flags not given
                 set_control(element, '')
             browser.wait_for('settled()')
+        # Uncertain inputs as --uncertain takes them, and the tornado (--sensitivity): the page's
+        # P10 / P50 / P90 of the GPU count are the CLI's, and it draws one bar per uncertain input.
+        uncertain = ['pue=uniform(1.3, 1.6)', 'gpu_price=triangular($20k, $27.5k, $35k)']
+        cli = subprocess.run([dcplan, 'fit', '--preset=h100-dgx', '--power=50MW', '--sensitivity',
+                              '--format=json'] + ['--uncertain=' + u for u in uncertain],
+                             capture_output=True, timeout=60)
+        try:
+            spread = json.loads(cli.stdout)
+            gpus = spread['distribution']['gpu_count']
+            expected_range = ['GPUs'] + ['{:,}'.format(round(float(gpus[k]))) for k in ('p10', 'p50', 'p90')]
+            bars = len(spread.get('sensitivity', []))
+        except (ValueError, KeyError) as e:
+            expected_range, bars = ['cli failed: %s %s' % (e, cli.stderr.decode()[:200])], -1
+        set_input(browser, 'uncertain-lines', '\n'.join(uncertain))
+        browser.evaluate('document.getElementById("sensitivity").click()')
+        browser.wait_for('settled() && document.querySelector("#ranges-table tr[data-key=gpu_count]")', timeout=30)
+        shown_range = browser.evaluate('[...(document.querySelector("#ranges-table tr[data-key=gpu_count]") || '
+                                       '{children: []}).children].map(td => td.innerText)')
+        check('uncertain inputs: the page shows dcplan fit\'s P10 / P50 / P90 GPUs', shown_range == expected_range,
+              '%r vs %r' % (shown_range, expected_range))
+        check('the tornado draws a bar per uncertain input', browser.evaluate(
+            'document.querySelectorAll("#tornado rect.tbar").length') == bars == len(uncertain))
+        check('the URL keeps them as --uncertain and --sensitivity',
+              'uncertain=pue%3Duniform' in browser.evaluate('location.href') and
+              'sensitivity=true' in browser.evaluate('location.href'))
+        set_input(browser, 'uncertain-lines', '')
+        browser.evaluate('document.getElementById("sensitivity").click()')
+        browser.wait_for('settled()')
         # A power cap of 0 is not "no cap": the server's error shows, the field is marked and the
         # slider no longer claims a value.
         set_input(browser, 'power-input', '0')

@@ -250,6 +250,10 @@ function stateUrl() {
   for (const [flag, v] of givenFlags()) q.append(flag, v);
   for (const l of lines('set-lines')) q.append('set', l);
   if (state.mode === 'compare') for (const l of lines('edit-lines')) q.append('edit', l);
+  if (state.mode === 'fits') {
+    for (const l of lines('uncertain-lines')) q.append('uncertain', l);
+    if ($('sensitivity').checked) q.set('sensitivity', 'true');
+  }
   // "$" and "," read as they are in a URL's query.
   return location.pathname + '?' + q.toString().replace(/%24/g, '$').replace(/%2C/g, ',');
 }
@@ -285,6 +289,7 @@ function showError(e) {
   }
   if (e.field === 'set' || /^set=/.test(e.error || '')) $('set-lines').setAttribute('aria-invalid', 'true');
   if (e.field === 'edit') $('edit-lines').setAttribute('aria-invalid', 'true');
+  if (/^uncertain/.test(e.field || '')) $('uncertain-lines').setAttribute('aria-invalid', 'true');
   el.textContent = message;
   el.classList.add('shown');
   document.body.classList.add('has-error');
@@ -344,6 +349,14 @@ async function solveOnce(seq) {
       showFigures(state.row, null);
       state.markerGpus = Number(state.row.counts.gpu_count);
     } else {
+      // Uncertain inputs as --uncertain=PATH=DIST and --sensitivity set them (the distribution as
+      // text, which the server reads in the field's unit).
+      const uncertain = lines('uncertain-lines').map((l) => {
+        const eq = l.indexOf('=');
+        return eq < 0 ? { path: l, text: '' } : { path: l.slice(0, eq).trim(), text: l.slice(eq + 1).trim() };
+      });
+      if (uncertain.length) request.uncertain = uncertain;
+      if (uncertain.length && $('sensitivity').checked) request.monte_carlo = { sensitivity: true };
       state.request = request;
       showRequest(request);
       const plan = await api('POST', '/v1/plan', request);
@@ -387,9 +400,12 @@ function chartSizes() {
 async function refreshChart() {
   if (!state.request || state.mode === 'compare') return;
   const seq = ++latest.chart;
+  // The curves are the request at its medians: no Monte Carlo per size.
+  const request = clone(state.request);
+  delete request.uncertain;
+  delete request.monte_carlo;
   try {
-    const report = await api('POST', '/v1/scale',
-      { request: state.request, gpu_counts: chartSizes().map(String) });
+    const report = await api('POST', '/v1/scale', { request, gpu_counts: chartSizes().map(String) });
     if (seq !== latest.chart) return;
     state.chartRows = report.rows;
     drawChart();
@@ -446,6 +462,7 @@ function showFigures(x, plan) {
     setText('binding', bindingName(plan.binding_constraint));
     setText('headroom', headroomText(plan.headroom || {}));
     setText('marginal', marginalText(plan));
+    showRanges(plan);
     for (const note of plan.notes || []) {
       const li = document.createElement('li');
       li.textContent = note;
@@ -461,6 +478,85 @@ function showFigures(x, plan) {
       notes.appendChild(li);
     }
   }
+}
+
+// With uncertain inputs: P10 / P50 / P90 of the headline figures (the CLI's distribution table),
+// the share of samples each cap binds, and the tornado.
+const RANGE_ROWS = [
+  ['GPUs', 'gpu_count', (v) => fmt.count(Math.round(v))],
+  ['realized compute', 'realized_flops_per_second', (v) => fmt.rate(v)],
+  ['facility power', 'facility_power_watts', (v) => fmt.power(v)],
+  ['capex', 'capex_usd', (v) => moneyOrNot(v)],
+  ['TCO', 'tco_usd', (v) => moneyOrNot(v)],
+  ['per GPU-hour', 'usd_per_gpu_hour', (v) => moneyOrNot(v)],
+];
+
+function showRanges(plan) {
+  const box = $('ranges');
+  box.textContent = '';
+  $('tornado').textContent = '';
+  const d = plan.distribution;
+  if (!d || !d.samples) return;
+  const table = document.createElement('table');
+  table.id = 'ranges-table';
+  const cap = document.createElement('caption');
+  cap.textContent = 'over ' + fmt.count(d.samples) + ' samples of the uncertain inputs';
+  table.appendChild(cap);
+  const head = document.createElement('tr');
+  for (const t of ['', 'P10', 'P50', 'P90']) {
+    const th = document.createElement('th');
+    th.textContent = t;
+    head.appendChild(th);
+  }
+  table.appendChild(head);
+  for (const [name, key, f] of RANGE_ROWS) {
+    const p = d[key];
+    if (!p) continue;
+    const tr = document.createElement('tr');
+    tr.dataset.key = key;
+    for (const t of [name, f(Number(p.p10 || 0)), f(Number(p.p50 || 0)), f(Number(p.p90 || 0))]) {
+      const td = document.createElement('td');
+      td.textContent = t;
+      tr.appendChild(td);
+    }
+    table.appendChild(tr);
+  }
+  box.appendChild(table);
+  if ((d.binding || []).length) {
+    const p = document.createElement('p');
+    p.className = 'hint';
+    p.textContent = 'binds: ' + d.binding.map((b) => bindingName(b.binding_constraint) + ' ' +
+      fmt.percent(Number(b.fraction || 0), 0)).join(', ');
+    box.appendChild(p);
+  }
+  drawTornado(plan);
+}
+
+// The tornado: one bar per uncertain input from the output at its P10 to the output at its P90,
+// around the plan's own value, largest swing first (as `dcplan sensitivity --format=svg`).
+function drawTornado(plan) {
+  const entries = plan.sensitivity || [];
+  if (!entries.length) return;
+  const box = $('tornado');
+  const W = Math.max(280, box.clientWidth || 400), rowH = 22, left = 150, right = 70;
+  const H = 26 + entries.length * rowH;
+  const out = plan.sensitivity_output || 'tco_usd';
+  const f = /usd/.test(out) ? (v) => fmt.money(v) : /watts/.test(out) ? (v) => fmt.power(v)
+    : /flops/.test(out) ? (v) => fmt.rate(v) : (v) => fmt.count(Math.round(v));
+  const values = entries.flatMap((e) => [Number(e.output_at_low || 0), Number(e.output_at_high || 0)]);
+  const lo = Math.min(...values), hi = Math.max(...values);
+  const x = (v) => left + ((v - lo) / Math.max(hi - lo, 1e-300)) * (W - left - right);
+  const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, xmlns: SVG_NS, class: 'tornado' });
+  svg.appendChild(el('text', { x: 0, y: 14, class: 'bar-name' }, 'tornado: ' + out + ' from each input\'s P10 to its P90'));
+  entries.forEach((e, i) => {
+    const y = 24 + i * rowH;
+    const a = Number(e.output_at_low || 0), b = Number(e.output_at_high || 0);
+    svg.appendChild(el('text', { x: left - 6, y: y + 13, class: 'bar-label', 'text-anchor': 'end' }, e.path));
+    svg.appendChild(el('rect', { x: x(Math.min(a, b)), y, width: Math.max(1, Math.abs(x(b) - x(a))), height: 16,
+      fill: '#1f5fa8', class: 'tbar' }));
+    svg.appendChild(el('text', { x: x(Math.max(a, b)) + 4, y: y + 13, class: 'bar-label' }, f(Math.abs(b - a))));
+  });
+  box.replaceChildren(svg);
 }
 
 // The CLI's "marginal" line (examples/cli/report.cc) and the next discrete step.
@@ -1140,6 +1236,8 @@ function bindAll() {
   }
   $('set-lines').addEventListener('input', onInput);
   $('edit-lines').addEventListener('input', onInput);
+  $('uncertain-lines').addEventListener('input', onInput);
+  $('sensitivity').addEventListener('change', onInput);
   for (let i = 1; i <= 4; ++i) $('compare-' + i).addEventListener('change', onInput);
   $('preset').addEventListener('change', (e) => loadPreset(e.target.value));
   $('mode-scale').addEventListener('change', () => setMode('scale'));
@@ -1176,6 +1274,8 @@ function readUrl(params) {
   }
   $('set-lines').value = params.getAll('set').join('\n');
   $('edit-lines').value = params.getAll('edit').join('\n');
+  $('uncertain-lines').value = params.getAll('uncertain').join('\n');
+  $('sensitivity').checked = params.get('sensitivity') === 'true';
   if (params.has('gpus') && mode === 'scale') state.gpus = params.get('gpus');
   const names = (params.get('compare') || '').split(',').filter((n) => n);
   for (let i = 1; i <= 4; ++i) $('compare-' + i).value = names[i - 1] || '';
