@@ -763,12 +763,12 @@ function showComparison(c) {
 function drawCompareChart() {
   const box = $('chart');
   const plans = (state.comparison && state.comparison.plans) || [];
-  const W = Math.max(320, box.clientWidth), H = Math.max(240, box.clientHeight);
+  const W = Math.max(120, box.clientWidth), H = Math.max(240, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, xmlns: SVG_NS });
-  svg.appendChild(el('text', { x: 10, y: 18, class: 'axis' }, 'realized compute and GPUs, same caps and site'));
+  svg.appendChild(el('text', { x: 10, y: 18, class: 'axis' }, W < 400 ? 'realized compute, GPUs' : 'realized compute and GPUs, same caps and site'));
   const metrics = [['realized compute', (p) => Number(p.compute.realized_flops_per_second), (v) => fmt.rate(v), '#d9691f'],
     ['GPUs', (p) => Number(p.counts.gpu_count), (v) => fmt.count(v), '#1f5fa8']];
-  const top = 34, left = 170, right = 110;
+  const top = 34, left = W < 400 ? 70 : 170, right = W < 400 ? 0 : 110;
   const groupH = (H - top - 10) / Math.max(1, plans.length);
   metrics.forEach(([name, get, f, color], mi) => {
     const max = Math.max(1, ...plans.map(get));
@@ -777,7 +777,9 @@ function drawCompareChart() {
       const w = ((W - left - right) * get(p)) / max;
       if (mi === 0) svg.appendChild(el('text', { x: left - 8, y: y + groupH * 0.4, class: 'tick', 'text-anchor': 'end' }, p.name));
       svg.appendChild(el('rect', { x: left, y, width: Math.max(1, w), height: groupH * 0.34, fill: color, class: 'cbar' }));
-      svg.appendChild(el('text', { x: left + w + 6, y: y + groupH * 0.24, class: 'value' }, f(get(p)) + (mi === 1 ? ' GPUs' : '')));
+      const label = f(get(p)) + (mi === 1 ? ' GPUs' : '');
+      if (right > 0) svg.appendChild(el('text', { x: left + w + 6, y: y + groupH * 0.24, class: 'value' }, label));
+      else svg.appendChild(el('text', { x: left + 4, y: y + groupH * 0.24, class: 'value inbar' }, label));
     });
   });
   box.replaceChildren(svg);
@@ -826,7 +828,7 @@ function capWatts() {
 function drawChart() {
   if (state.mode === 'compare') return;
   const box = $('chart');
-  const W = Math.max(320, box.clientWidth), H = Math.max(240, box.clientHeight);
+  const W = Math.max(120, box.clientWidth), H = Math.max(240, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
   const rows = state.chartRows;
   const m = W < 480 ? { left: 84, right: 92, top: 22, bottom: 40 } : { left: 100, right: 122, top: 22, bottom: 40 };
