@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "planner/planner.h"
+#include "planner/request_edit.h"
 
 namespace dcplan {
 
@@ -72,6 +73,22 @@ absl::StatusOr<Comparison> Compare(absl::Span<const PlanRequest> requests) {
     return a.cost().tco_usd() < b.cost().tco_usd();
   });
   return comparison;
+}
+
+absl::StatusOr<PlanRequest> EditedCopy(const PlanRequest& base,
+                                       absl::Span<const std::string> assignments,
+                                       absl::string_view source) {
+  if (assignments.empty()) {
+    return absl::InvalidArgumentError("an edited copy needs at least one PATH=VALUE");
+  }
+  PlanRequest copy = base;
+  for (const std::string& a : assignments) {
+    absl::Status s = ApplyAssignment(a, source, &copy);
+    if (!s.ok()) return absl::Status(s.code(), absl::StrCat(a, ": ", s.message()));
+  }
+  copy.set_name(absl::StrCat(base.name().empty() ? "request" : base.name(),
+                             " (edited: ", absl::StrJoin(assignments, ", "), ")"));
+  return copy;
 }
 
 }  // namespace dcplan

@@ -11,7 +11,10 @@
 //   Compare(requests)); c.plans(0).name();   // the preset realizing the most FLOP/s under 100 MW
 #pragma once
 
+#include <string>
+
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "proto/plan.pb.h"
 #include "proto/request.pb.h"
@@ -21,5 +24,14 @@ namespace dcplan {
 // Solves every request and ranks the plans, best first. An error names the request (its name, or
 // its index when unnamed) that failed.
 absl::StatusOr<Comparison> Compare(absl::Span<const PlanRequest> requests);
+
+// A copy of `base` with `assignments` ("PATH=VALUE", the request-editing layer's grammar, as
+// `--set` takes them) applied and recorded as the user's (`source` says what set them), named
+// "NAME (edited: PATH=VALUE, ...)" so that a comparison tells it from `base`; its differing
+// assumptions are the edited fields. InvalidArgument naming the assignment when one does not apply;
+// at least one assignment is required.
+absl::StatusOr<PlanRequest> EditedCopy(const PlanRequest& base,
+                                       absl::Span<const std::string> assignments,
+                                       absl::string_view source);
 
 }  // namespace dcplan

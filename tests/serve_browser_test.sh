@@ -16,4 +16,4 @@ fi
 export HOME="$TEST_TMPDIR/home"
 export XDG_CONFIG_HOME="$HOME/.config" XDG_CACHE_HOME="$HOME/.cache"
 mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
-exec timeout -k 5 110 /usr/bin/python3 "$ROOT/tests/serve_browser_test.py" "$ROOT/examples/dcplan" "$CHROMIUM"
+exec timeout -k 5 260 /usr/bin/python3 "$ROOT/tests/serve_browser_test.py" "$ROOT/examples/dcplan" "$CHROMIUM"

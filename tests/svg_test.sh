@@ -39,17 +39,19 @@ check "x decade ticks" 6 "$(grep -c 'text-anchor="middle">\(1\|10\|100\|1K\|10K\
 well_formed "uncapped chart" "$TMP/nocap.svg"
 check "no cap marker without a cap" 0 "$(grep -c 'binds at' "$TMP/nocap.svg")"
 
-# --- sweep: curves per PUE over the power cap, a budget taking over --------------------------------
+# --- sweep: the x axis is what was varied -----------------------------------------------------------
+# Series per PUE over the power cap, a budget taking over: x is the power cap in MW (5 MW to 500 MW
+# spans 100x, so log), a series per PUE value, and the budget's markers where it starts to bind.
 "$DCPLAN" sweep --preset=h100-dgx --budget='$3B' --vary=pue=1.2,1.5 --vary=power=5MW:500MW:log40 \
   --format=svg > "$TMP/sweep.svg" 2>/dev/null
 check "sweep svg exit" 0 $?
 well_formed "sweep chart" "$TMP/sweep.svg"
 has "sweep chart" "$TMP/sweep.svg" \
-  ">h100-dgx: sweep</text>" ">Cluster size (GPUs, log scale)</text>" \
-  ">Compute (EFLOP/s)</text>" ">MFU (%)</text>" ">Power at the meter (MW)</text>" \
-  ">pue 1.2</text>" ">pue 1.5</text>" ">peak (dashed)</text>" \
+  ">h100-dgx: GPUs, realized compute and capex vs facility power cap, two values of pue</text>" \
+  ">Facility power cap (MW, log scale)</text>" ">GPUs</text>" ">Realized compute (EFLOP/s)</text>" \
+  ">Capex (\$B)</text>" ">pue 1.2</text>" ">pue 1.5</text>" \
   ">facility power cap binds</text>" ">budget binds</text>" "budget binds from "
-
+check "no cluster-size axis when the power cap varies" 0 "$(grep -c 'Cluster size' "$TMP/sweep.svg")"
 # --- text is escaped: a request named with XML's special characters -------------------------------
 cat > "$TMP/odd.textproto" <<'PB'
 name: "a <b> & \"c\" 'd'"

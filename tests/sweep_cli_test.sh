@@ -102,7 +102,50 @@ expect_error "reversed range" "needs a <= b" sweep --vary=power=50MW:10MW:1MW
 expect_error "unknown preset" 'unknown preset "h900"' sweep --vary=preset=seed,h900 --power=1MW
 expect_error "bad threads" "--threads must be in [0, 1024]" sweep --vary=power=1MW --threads=-1
 expect_error "bad format" "--format must be one of" sweep --vary=power=1MW --format=xml
-expect_error "too many curves" "at most 10 curves" sweep --preset=seed --format=svg \
+expect_error "too many curves" "at most 10 series" sweep --preset=seed --format=svg \
   --vary=pue=1:2:0.05 --vary=power=1MW,2MW
+
+# --- --format=svg: the x axis is the varied field, with its name and unit ---------------------------
+# text_of FILE: every <text> element's content, one a line.
+text_of() { grep -o '<text[^>]*>[^<]*</text>' "$1" | sed 's/<[^>]*>//g'; }
+# x_ticks FILE: the tick labels under the first panel's x axis (the small centred texts, up to the
+# first label that repeats: the next panel's).
+x_ticks() { grep -o '<text[^>]*font-size="11" text-anchor="middle"[^>]*>[^<]*</text>' "$1" |
+  sed 's/<[^>]*>//g' | awk 'seen[$0]++ { exit } { print }'; }
+# Three presets over the power cap: 10 MW to 1 GW is 100x, so a log axis in MW with a tick per
+# decade, 10, 100 and 1K (MW); one series per preset, each named once per panel's legend.
+"$DCPLAN" sweep --vary=preset=h100-dgx,b200-dgx,gb200-nvl72 --vary=power=10MW:1GW:log20 \
+  --format=svg > "$TMP/presets.svg" 2>/dev/null
+check "preset x power svg exit" 0 $?
+text_of "$TMP/presets.svg" > "$TMP/presets.txt"
+check "title says what was varied" 1 "$(grep -cx 'GPUs, realized compute and capex vs facility power cap, three presets' "$TMP/presets.txt")"
+check "x axis title names the field and unit (one per panel)" 3 "$(grep -cx 'Facility power cap (MW, log scale)' "$TMP/presets.txt")"
+check "x ticks in MW" "10 100 1K" "$(x_ticks "$TMP/presets.svg" | tr '\n' ' ' | sed 's/ $//')"
+for p in h100-dgx b200-dgx gb200-nvl72; do
+  check "a series per preset: $p in each panel's legend" 3 "$(grep -cx "$p" "$TMP/presets.txt")"
+done
+# Each series is one line per panel, in its own colour: 3 presets x 3 panels.
+for color in '#1f77b4' '#ff7f0e' '#2ca02c'; do
+  check "three curves in $color" 3 "$(grep -c "<path d=\"M[^\"]* L[^\"]*\" fill=\"none\" stroke=\"$color\"" "$TMP/presets.svg")"
+done
+check "no cluster-size axis" 0 "$(grep -c 'Cluster size' "$TMP/presets.txt")"
+# PUE 1.1 to 1.6 is 1.45x: a linear axis titled PUE (no unit) with ticks 1.1 ... 1.6.
+"$DCPLAN" sweep --preset=h100-dgx --power=100MW --vary=pue=1.1:1.6:0.05 --format=svg \
+  > "$TMP/pue.svg" 2>/dev/null
+text_of "$TMP/pue.svg" > "$TMP/pue.txt"
+check "PUE sweep title" 1 "$(grep -cx 'h100-dgx: GPUs, realized compute and capex vs PUE' "$TMP/pue.txt")"
+check "PUE x axis title" 3 "$(grep -cx 'PUE' "$TMP/pue.txt")"
+check "PUE ticks" "1.1 1.2 1.3 1.4 1.5 1.6" "$(x_ticks "$TMP/pue.svg" | tr '\n' ' ' | sed 's/ $//')"
+# A budget from $100M to $10B (100x): log, in $M from the smallest value, ticks 100, 1K, 10K ($M).
+"$DCPLAN" sweep --preset=h100-dgx --vary='budget=$100M:$10B:log15' --format=svg \
+  > "$TMP/budget.svg" 2>/dev/null
+text_of "$TMP/budget.svg" > "$TMP/budget.txt"
+check "budget x axis title" 3 "$(grep -cx 'Budget on capex (\$M, log scale)' "$TMP/budget.txt")"
+check "budget ticks in \$M" "100 1K 10K" "$(x_ticks "$TMP/budget.svg" | tr '\n' ' ' | sed 's/ $//')"
+# The cluster size on the x axis only when it is what varies (the seed has no prices: two panels).
+"$DCPLAN" sweep --preset=seed --vary=gpus=1:1M:log13 --format=svg > "$TMP/gpus.svg" 2>/dev/null
+check "GPU cap x axis" 2 "$(text_of "$TMP/gpus.svg" | grep -cx 'Cluster size (GPUs, log scale)')"
+expect_error "preset only" "this sweep varies only the preset: compare presets with" sweep \
+  --power=10MW --format=svg --vary=preset=h100-dgx,b200-dgx
 
 finish sweep_cli_test

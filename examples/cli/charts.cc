@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,6 +14,7 @@
 #include "examples/cli/report.h"
 #include "examples/cli/svg.h"
 #include "planner/planner.h"
+#include "planner/request_edit.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -79,6 +81,9 @@ const char* ShapeOf(BindingConstraint b) {
 std::string AxisValueLabel(const SweepAxis& axis, int64_t i) {
   if (axis.is_preset()) return axis.presets[i];
   const double v = axis.values[i];
+  if (axis.path == "constraints.max_gpus") {
+    return absl::StrCat(units::FormatCount(static_cast<uint64_t>(v)), " GPUs");
+  }
   if (absl::EndsWith(axis.path, "_watts")) return units::FormatPower(units::Watts(v));
   if (absl::EndsWith(axis.path, "_usd")) return units::FormatMoney(units::Usd(v));
   if (absl::EndsWith(axis.path, "_usd_per_kwh")) {
@@ -161,65 +166,109 @@ void AddCap(const PlanRequest& request, const Plan& plan, double watts_scale, Ch
   }
 }
 
-// Curve `c` of a sweep chart: the points along the last axis at one combination of the others,
-// in compute, MFU and power, with dots shaped by the binding cap (`shapes`: shape -> the binding
-// names it stands for). The first curve also marks where the binding cap changes.
-void AddSweepCurve(const Sweep& sweep, const std::vector<SweepRow>& rows, int64_t c,
-                   double flops_scale, double watts_scale, Chart* chart, ChartPanel* compute,
-                   ChartPanel* mfu, ChartPanel* power,
-                   std::map<std::string, std::vector<std::string>>* shapes) {
-  const std::vector<SweepAxis>& axes = sweep.axes();
-  const int last = static_cast<int>(axes.size()) - 1;
-  const int64_t along = axes[last].size();
-  const int64_t curves = sweep.size() / along;
-  const char* color = kPalette[c % kMaxCurves];
-  std::vector<std::string> parts;
-  for (int a = 0; a < last; ++a) {
-    parts.push_back(absl::StrCat(axes[a].is_preset() ? "" : ShortName(axes[a].path) + " ",
-                                 AxisValueLabel(axes[a], sweep.IndexAlong(c * along, a))));
+// How a sweep's x axis reads: the field's name for people, the unit its ticks are in and the scale
+// that puts the axis's values in that unit.
+struct XAxisUnit {
+  std::string name;  // "facility power cap", "PUE", "budget"
+  std::string unit;  // "MW", "$B", "USD/kWh", "GPUs", "" (a plain number)
+  double scale = 1;  // divide a value in the field's own unit by this
+};
+
+// The money prefix that puts `max` in [1, 1000): {1e9, "B"} for $2.5e9, as FormatMoney prints.
+std::pair<double, std::string> MoneyPrefix(double max) {
+  if (max >= 1e12) return {1e12, "T"};
+  if (max >= 1e9) return {1e9, "B"};
+  if (max >= 1e6) return {1e6, "M"};
+  if (max >= 1e3) return {1e3, "k"};
+  return {1, ""};
+}
+
+XAxisUnit XAxisOf(const SweepAxis& axis, const PlanRequest& base) {
+  XAxisUnit x;
+  const std::string& path = axis.path;
+  // The unit's prefix from the smallest value, so the ticks read 10, 100, 1K MW rather than 0.01
+  // GW.
+  double max = 0, min = 0;
+  for (double v : axis.values) {
+    max = std::max(max, std::abs(v));
+    if (v > 0) min = min == 0 ? v : std::min(min, v);
   }
-  const std::string label = absl::StrJoin(parts, ", ");
-  ChartSeries peak = Series(c == 0 ? "peak (dashed)" : "", color, true);
-  ChartSeries realized = Series(curves == 1 ? "realized" : label, color, false);
-  ChartSeries eff = Series(curves == 1 ? "MFU" : label, color, false);
-  ChartSeries meter = Series(curves == 1 ? "at the meter" : label, color, false);
-  // Curves over the same cluster sizes coincide in compute and MFU: each is drawn narrower than
-  // the one before, on top of it, so all stay visible.
-  const double width = std::max(1.0, 4.0 - 0.6 * static_cast<double>(c));
-  for (ChartSeries* s : {&peak, &realized, &eff, &meter}) s->width = width;
-  for (ChartSeries* s : {&realized, &eff, &meter}) s->markers = true;
-  BindingConstraint previous = BINDING_CONSTRAINT_UNSPECIFIED;
-  for (int64_t j = 0; j < along; ++j) {
-    const SweepRow& r = rows[c * along + j];
+  const Constraints& c = base.constraints();
+  if (path == "constraints.power_cap_watts") {
+    x.name = c.power_cap_at() == POWER_CAP_AT_IT           ? "IT power cap"
+             : c.power_cap_at() == POWER_CAP_AT_SUBSTATION ? "substation power cap"
+                                                           : "facility power cap";
+  } else if (path == "constraints.budget_usd") {
+    x.name = c.budget_on() == BUDGET_ON_TCO ? "budget on TCO" : "budget on capex";
+  } else if (path == "constraints.max_gpus") {
+    x.name = "cluster size";
+  } else if (path == "site.pue") {
+    x.name = "PUE";
+  } else if (path == "site.annual_pue") {
+    x.name = "annual PUE";
+  } else if (path == "costs.electricity_usd_per_kwh") {
+    x.name = "electricity price";
+  } else if (path == "costs.wacc") {
+    x.name = "WACC";
+  } else if (path == "costs.horizon_years") {
+    x.name = "horizon";
+  } else if (path == "hardware.accelerator.price_usd") {
+    x.name = "GPU price";
+  } else if (path == "hardware.server.price_usd") {
+    x.name = "server price";
+  } else {
+    x.name = path;
+  }
+  if (absl::EndsWith(path, "_watts")) {
+    const auto [scale, prefix] = SiPrefix(min > 0 ? min : max);
+    x.scale = scale;
+    x.unit = absl::StrCat(prefix, "W");
+  } else if (absl::EndsWith(path, "_usd")) {
+    const auto [scale, prefix] = MoneyPrefix(min > 0 ? min : max);
+    x.scale = scale;
+    x.unit = absl::StrCat("$", prefix);
+  } else if (path == "constraints.max_gpus") {
+    x.unit = "GPUs";
+  } else if (path == "costs.horizon_years") {
+    x.unit = "years";
+  } else if (path == "costs.wacc") {
+    x.unit = "fraction";
+  } else if (auto field = ResolveField(path); field.ok()) {
+    const std::string unit = FieldUnit(field->leaf());
+    x.unit = unit == "1" ? "" : unit;
+  }
+  return x;
+}
+
+// "two", "three" ... "ten"; other numbers as digits.
+std::string CountWord(int64_t n) {
+  constexpr const char* kWords[] = {"zero", "one",   "two",   "three", "four", "five",
+                                    "six",  "seven", "eight", "nine",  "ten"};
+  return n >= 0 && n <= 10 ? kWords[n] : absl::StrCat(n);
+}
+
+// The largest of `rows`' figure `get`, over the rows that solved.
+template <typename Get>
+double MaxOf(const std::vector<SweepRow>& rows, Get get) {
+  double m = 0;
+  for (const SweepRow& r : rows) {
+    if (r.status.ok() && r.gpus > 0) m = std::max(m, get(r));
+  }
+  return m;
+}
+
+// Whether a positive quantity spans enough (30x or more) to want a log axis.
+template <typename Get>
+bool WantsLog(const std::vector<SweepRow>& rows, Get get) {
+  double lo = 0, hi = 0;
+  for (const SweepRow& r : rows) {
     if (!r.status.ok() || r.gpus <= 0) continue;
-    const double g = static_cast<double>(r.gpus);
-    const char* shape = ShapeOf(r.binding);
-    std::vector<std::string>& names = (*shapes)[shape];
-    if (std::find(names.begin(), names.end(), BindingName(r.binding)) == names.end()) {
-      names.push_back(BindingName(r.binding));
-    }
-    peak.points.emplace_back(g, units::InFlopsPerSecond(r.peak) / flops_scale);
-    realized.points.emplace_back(g, units::InFlopsPerSecond(r.realized) / flops_scale);
-    eff.points.emplace_back(g, 100.0 * units::InFraction(r.mfu));
-    meter.points.emplace_back(g, units::InWatts(r.facility_power) / watts_scale);
-    // Long curves get a dot every few points (and wherever the binding cap changes).
-    const bool dot = along <= 120 || j % (along / 60) == 0 || r.binding != previous;
-    for (ChartSeries* s : {&realized, &eff, &meter}) s->shapes.push_back(dot ? shape : "none");
-    if (c == 0 && previous != BINDING_CONSTRAINT_UNSPECIFIED && r.binding != previous &&
-        chart->markers.size() < 4) {
-      ChartMarker m;
-      m.x = g;
-      m.label = absl::StrCat(BindingName(r.binding), " binds from ",
-                             units::FormatCount(static_cast<uint64_t>(r.gpus)), " GPUs");
-      m.color = kCapColor;
-      chart->markers.push_back(m);
-    }
-    previous = r.binding;
+    const double v = get(r);
+    if (!(v > 0)) return false;
+    lo = lo == 0 ? v : std::min(lo, v);
+    hi = std::max(hi, v);
   }
-  compute->series.push_back(peak);
-  compute->series.push_back(realized);
-  mfu->series.push_back(eff);
-  power->series.push_back(meter);
+  return lo > 0 && hi / lo >= 30;
 }
 
 }  // namespace
@@ -277,55 +326,164 @@ absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
   return RenderSvg(chart);
 }
 
-absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const std::string& title,
+absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const PlanRequest& base,
                                           const std::vector<SweepRow>& rows) {
   const std::vector<SweepAxis>& axes = sweep.axes();
-  const int last = static_cast<int>(axes.size()) - 1;
-  const int64_t along = axes[last].size();
+  // The x axis: the last numeric axis (what the user varied). Every other axis makes the series.
+  int xa = -1;
+  for (int a = static_cast<int>(axes.size()) - 1; a >= 0 && xa < 0; --a) {
+    if (!axes[a].is_preset()) xa = a;
+  }
+  if (xa < 0) {
+    return absl::InvalidArgumentError(
+        "--format=svg plots the figures against a numeric axis, and this sweep varies only the "
+        "preset: compare presets with `dcplan compare --presets=...`, or add an axis to plot "
+        "against, e.g. --vary=power=10MW:1GW:log20");
+  }
+  const SweepAxis& x_axis = axes[xa];
+  const int64_t along = x_axis.size();
   const int64_t curves = sweep.size() / along;
   if (curves > kMaxCurves) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--format=svg draws at most %d curves (one per value of the axes before the last), got "
-        "%d: sweep fewer values of the outer axes, or write CSV",
-        kMaxCurves, curves));
+        "--format=svg draws at most %d series (one per combination of the axes other than the "
+        "x axis, %s), got %d: sweep fewer values of the other axes, or write CSV",
+        kMaxCurves, x_axis.path, curves));
   }
-  double max_flops = 0, max_watts = 0;
-  for (const SweepRow& r : rows) {
-    max_flops = std::max(max_flops, units::InFlopsPerSecond(r.peak));
-    max_watts = std::max(max_watts, units::InWatts(r.facility_power));
+  const XAxisUnit xu = XAxisOf(x_axis, base);
+  double xlo = 0, xhi = 0;
+  for (double v : x_axis.values) {
+    xlo = xlo == 0 ? v : std::min(xlo, v);
+    xhi = std::max(xhi, v);
   }
-  const auto [flops_scale, flops_prefix] = SiPrefix(max_flops);
-  const auto [watts_scale, watts_prefix] = SiPrefix(max_watts);
+  const bool log_x = xlo > 0 && xhi / xlo >= 30;
+
+  auto gpus = [](const SweepRow& r) { return static_cast<double>(r.gpus); };
+  auto realized = [](const SweepRow& r) { return units::InFlopsPerSecond(r.realized); };
+  auto capex = [](const SweepRow& r) { return units::InUsd(r.capex); };
+  const auto [flops_scale, flops_prefix] = SiPrefix(MaxOf(rows, realized));
+  const double max_capex = MaxOf(rows, capex);
+  const auto [money_scale, money_prefix] = MoneyPrefix(max_capex);
+
+  // The series' names: the other axes' values ("h100-dgx", "pue 1.2", "h100-dgx, pue 1.2").
+  std::vector<int> others;
+  for (int a = 0; a < static_cast<int>(axes.size()); ++a) {
+    if (a != xa) others.push_back(a);
+  }
+  // Point p's series: the other axes' indices in grid order, as one number.
+  auto series_of = [&](int64_t p) {
+    int64_t s = 0;
+    for (int a : others) s = s * axes[a].size() + sweep.IndexAlong(p, a);
+    return s;
+  };
+  std::vector<std::string> names(static_cast<size_t>(curves));
+  for (int64_t p = 0; p < sweep.size(); ++p) {
+    std::string& name = names[static_cast<size_t>(series_of(p))];
+    if (!name.empty() || others.empty()) continue;
+    std::vector<std::string> parts;
+    for (int a : others) {
+      parts.push_back(absl::StrCat(axes[a].is_preset() ? "" : ShortName(axes[a].path) + " ",
+                                   AxisValueLabel(axes[a], sweep.IndexAlong(p, a))));
+    }
+    name = absl::StrJoin(parts, ", ");
+  }
 
   Chart chart;
-  chart.title = title;
-  chart.x_label = "Cluster size (GPUs, log scale)";
-  chart.subtitle =
-      absl::StrCat(sweep.size(), " points; each curve follows ", axes[last].path, " from ",
-                   AxisValueLabel(axes[last], 0), " to ", AxisValueLabel(axes[last], along - 1),
-                   "; dot shapes show the cap that binds");
+  const bool show_capex = max_capex > 0;
+  const std::string figures =
+      show_capex ? "GPUs, realized compute and capex" : "GPUs and realized compute";
+  std::string what;  // ", three presets", ", two values of pue"
+  if (curves > 1) {
+    if (others.size() == 1 && axes[others[0]].is_preset()) {
+      what = absl::StrCat(", ", CountWord(curves), " presets");
+    } else if (others.size() == 1) {
+      what = absl::StrCat(", ", CountWord(curves), " values of ", ShortName(axes[others[0]].path));
+    } else {
+      what = absl::StrCat(", ", CountWord(curves), " series");
+    }
+  }
+  bool preset_axis = false;
+  for (const SweepAxis& a : axes) preset_axis |= a.is_preset();
+  chart.title = absl::StrCat(preset_axis || base.name().empty() ? "" : base.name() + ": ", figures,
+                             " vs ", xu.name, what);
+  const std::string unit_text = xu.unit.empty() ? "" : xu.unit;
+  if (log_x || !unit_text.empty()) {
+    chart.x_label = absl::StrCat(
+        std::string(1, static_cast<char>(absl::ascii_toupper(xu.name[0]))), xu.name.substr(1), " (",
+        unit_text, unit_text.empty() || !log_x ? "" : ", ", log_x ? "log scale" : "", ")");
+  } else {
+    chart.x_label = absl::StrCat(std::string(1, static_cast<char>(absl::ascii_toupper(xu.name[0]))),
+                                 xu.name.substr(1));
+  }
+  chart.log_x = log_x;
+  chart.subtitle = absl::StrCat(
+      sweep.size(), " points; ", x_axis.path, " from ", AxisValueLabel(x_axis, 0), " to ",
+      AxisValueLabel(x_axis, along - 1), "; dot shapes show the cap that binds");
   const int64_t failed =
       std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.status.ok(); });
   if (failed > 0) {
     absl::StrAppend(&chart.subtitle, "; ", failed, " of ", sweep.size(),
                     " points failed and are not drawn (the CSV says why)");
   }
-  ChartPanel compute, mfu, power;
-  compute.y_label = absl::StrCat("Compute (", flops_prefix, "FLOP/s)");
-  compute.log_y = true;
-  mfu.y_label = "MFU (%)";
-  power.y_label = absl::StrCat("Power at the meter (", watts_prefix, "W)");
-  power.log_y = true;
+  ChartPanel gpu_panel, compute_panel, capex_panel;
+  gpu_panel.y_label = "GPUs";
+  gpu_panel.log_y = WantsLog(rows, gpus);
+  compute_panel.y_label = absl::StrCat("Realized compute (", flops_prefix, "FLOP/s)");
+  compute_panel.log_y = WantsLog(rows, realized);
+  capex_panel.y_label = absl::StrCat("Capex ($", money_prefix, ")");
+  capex_panel.log_y = WantsLog(rows, capex);
 
-  std::map<std::string, std::vector<std::string>> shapes;  // shape -> binding names seen
+  std::vector<ChartSeries> g_series, c_series, k_series;
   for (int64_t c = 0; c < curves; ++c) {
-    AddSweepCurve(sweep, rows, c, flops_scale, watts_scale, &chart, &compute, &mfu, &power,
-                  &shapes);
+    const char* color = kPalette[c % kMaxCurves];
+    const std::string label = curves == 1 ? "" : names[static_cast<size_t>(c)];
+    for (auto* v : {&g_series, &c_series, &k_series}) {
+      ChartSeries s = Series(label, color, false);
+      s.markers = true;
+      // Series that coincide stay visible: each is drawn narrower than the one before.
+      s.width = std::max(1.0, 4.0 - 0.6 * static_cast<double>(c));
+      v->push_back(s);
+    }
   }
-  for (const auto& [shape, names] : shapes) {
-    chart.shapes.push_back({shape, absl::StrCat(absl::StrJoin(names, " / "), " binds")});
+  std::map<std::string, std::vector<std::string>> shapes;  // shape -> binding names seen
+  std::vector<BindingConstraint> previous(static_cast<size_t>(curves),
+                                          BINDING_CONSTRAINT_UNSPECIFIED);
+  for (int64_t p = 0; p < sweep.size(); ++p) {
+    const SweepRow& r = rows[static_cast<size_t>(p)];
+    if (!r.status.ok() || r.gpus <= 0) continue;
+    const int64_t c = series_of(p);
+    const int64_t j = sweep.IndexAlong(p, xa);
+    const double x = x_axis.values[static_cast<size_t>(j)] / xu.scale;
+    const char* shape = ShapeOf(r.binding);
+    std::vector<std::string>& bound = shapes[shape];
+    if (std::find(bound.begin(), bound.end(), BindingName(r.binding)) == bound.end()) {
+      bound.push_back(BindingName(r.binding));
+    }
+    BindingConstraint& before = previous[static_cast<size_t>(c)];
+    // Long curves get a dot every few points (and wherever the binding cap changes).
+    const bool dot = along <= 120 || j % (along / 60) == 0 || r.binding != before;
+    g_series[c].points.emplace_back(x, gpus(r));
+    c_series[c].points.emplace_back(x, realized(r) / flops_scale);
+    k_series[c].points.emplace_back(x, capex(r) / money_scale);
+    for (auto* v : {&g_series, &c_series, &k_series})
+      (*v)[c].shapes.push_back(dot ? shape : "none");
+    if (c == 0 && before != BINDING_CONSTRAINT_UNSPECIFIED && r.binding != before &&
+        chart.markers.size() < 4) {
+      ChartMarker m;
+      m.x = x;
+      m.label = absl::StrCat(BindingName(r.binding), " binds from ", AxisValueLabel(x_axis, j));
+      m.color = kCapColor;
+      chart.markers.push_back(m);
+    }
+    before = r.binding;
   }
-  chart.panels = {compute, mfu, power};
+  gpu_panel.series = std::move(g_series);
+  compute_panel.series = std::move(c_series);
+  capex_panel.series = std::move(k_series);
+  for (const auto& [shape, bound] : shapes) {
+    chart.shapes.push_back({shape, absl::StrCat(absl::StrJoin(bound, " / "), " binds")});
+  }
+  chart.panels = {gpu_panel, compute_panel};
+  if (show_capex) chart.panels.push_back(capex_panel);
   return RenderSvg(chart);
 }
 

@@ -2,8 +2,8 @@
 //
 // dcplan's two charts, drawn with svg.h: the seed chapter's "scale a cluster" picture for
 // `dcplan scale --format=svg`, and the curves of a sweep for `dcplan sweep --format=svg`. Both put
-// cluster size (GPUs) on a log x axis over three panels: peak and realized compute, MFU, and power
-// (IT and at the meter), and mark where a cap binds.
+// what was varied on the x axis (the scale chart: cluster size, GPUs, on a log axis), and mark
+// where a cap binds.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(std::string svg, ScaleChartSvg(request, {1, 8, 512, 8192, 32768}));
@@ -28,11 +28,16 @@ namespace dcplan::cli {
 absl::StatusOr<std::string> ScaleChartSvg(const PlanRequest& request,
                                           absl::Span<const int64_t> gpu_counts);
 
-// One curve per combination of the sweep's axes but the last (at most 10 curves), each through its
-// points' solved cluster sizes along the last axis. Dot shapes say which cap bound; a change of
-// binding cap along the first curve is marked. Rows that failed or have no GPU are left out; the
-// subtitle says how many failed.
-absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const std::string& title,
+// The figures of a sweep against what it varied: the x axis is the last numeric axis, with the
+// field's name and unit ("Facility power cap (MW, log scale)", "PUE", "Budget on capex ($B)"; log
+// when the values span 30x or more), and every other axis (a preset axis, a second numeric one)
+// makes one series per value, at most 10, named in the legend ("h100-dgx", "pue 1.2"). Panels:
+// GPUs, realized compute and, when anything is priced, capex. The title says what was varied:
+// "GPUs and realized compute vs facility power cap, three presets" (`base`'s name first when no
+// preset axis). Dot shapes say which cap bound. Rows that failed or have no GPU are left out; the
+// subtitle says how many failed. A sweep over the preset alone has nothing to plot against: an
+// error that says so.
+absl::StatusOr<std::string> SweepChartSvg(const Sweep& sweep, const PlanRequest& base,
                                           const std::vector<SweepRow>& rows);
 
 }  // namespace dcplan::cli

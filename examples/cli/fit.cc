@@ -10,11 +10,12 @@
 #include "examples/cli/training_report.h"
 #include "examples/cli/uncertainty.h"
 #include "planner/planner.h"
+#include "planner/sweep/headline.h"
 
 namespace dcplan::cli {
 
 absl::Status RunFit() {
-  auto format = FormatFlag({"table", "json", "textproto", "text", "binary"});
+  auto format = FormatFlag({"table", "json", "textproto", "text", "binary", "csv"});
   if (!format.ok()) return format.status();
   auto request = RequestFromFlags();
   if (!request.ok()) return request.status();
@@ -24,6 +25,12 @@ absl::Status RunFit() {
   auto plan = SolvePlan(*request);
   notice.reset();
   if (!plan.ok()) return plan.status();
+  if (*format == OutputFormat::kCsv) {  // the headline row (planner/sweep/headline.h)
+    std::string csv = absl::StrCat(HeadlineCsvHeader(), "\n");
+    AppendHeadlineCsvRow(*plan, &csv);
+    csv += "\n";
+    return WriteOutput(csv);
+  }
   absl::Status written =
       *format == OutputFormat::kTable
           ? WriteOutput(plan->has_training()

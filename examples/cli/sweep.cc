@@ -31,6 +31,7 @@
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
 #include "planner/presets/presets.h"
+#include "planner/sweep/headline.h"
 #include "proto/io.h"
 #include "units/format.h"
 
@@ -94,30 +95,11 @@ void AppendCsvText(std::string* out, absl::string_view text) {
   out->push_back('"');
 }
 
-// The result columns after the axes', named as in the Plan's JSON.
-constexpr const char* kColumns[] = {"gpu_count",
-                                    "server_count",
-                                    "rack_count",
-                                    "pod_count",
-                                    "building_count",
-                                    "it_power_watts",
-                                    "facility_power_watts",
-                                    "peak_flops_per_second",
-                                    "mfu",
-                                    "realized_flops_per_second",
-                                    "capex_usd",
-                                    "opex_usd_per_year",
-                                    "tco_usd",
-                                    "binding_constraint",
-                                    "error"};
-
+// The result columns after the axes: the headline row (planner/sweep/headline.h), then the error.
 std::string CsvHeader(const dcplan::Sweep& sweep) {
   std::string s;
   for (const SweepAxis& a : sweep.axes()) absl::StrAppend(&s, a.path, ",");
-  for (size_t i = 0; i < std::size(kColumns); ++i) {
-    absl::StrAppend(&s, i ? "," : "", kColumns[i]);
-  }
-  s += "\n";
+  absl::StrAppend(&s, HeadlineCsvHeader(), ",error\n");
   return s;
 }
 
@@ -152,7 +134,7 @@ class DoubleText {
 struct RowFormatter {
   explicit RowFormatter(size_t axes) : axis_text(axes) {}
   std::vector<DoubleText> axis_text;
-  DoubleText number_text[8];
+  DoubleText number_text[32];  // per headline column
 };
 
 // Point `p`'s row as CSV (`json` false) or as one JSON object.
@@ -181,22 +163,35 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     }
   }
   const bool ok = r.status.ok();
-  const double numbers[] = {units::InWatts(r.it_power),          units::InWatts(r.facility_power),
-                            units::InFlopsPerSecond(r.peak),     units::InFraction(r.mfu),
-                            units::InFlopsPerSecond(r.realized), units::InUsd(r.capex),
-                            units::InUsdPerYear(r.opex_rate),    units::InUsd(r.tco)};
-  const int64_t counts[] = {r.gpus, r.servers, r.racks, r.pods, r.buildings};
-  const absl::string_view binding = ok ? absl::string_view(BindingConstraint_Name(r.binding)) : "";
+  // The headline columns, each read from the row as the table says.
+  size_t k = 0;
+  for (const HeadlineColumn& c : HeadlineColumns()) {
+    if (json) {
+      out->append(",\"");
+      out->append(c.name);
+      out->append("\":");
+    } else if (k > 0) {
+      out->push_back(',');
+    }
+    switch (c.kind) {
+      case HeadlineColumn::Kind::kCount:
+        AppendInt(out, static_cast<int64_t>(c.from_row(r)));
+        break;
+      case HeadlineColumn::Kind::kNumber:
+        f.number_text[k].Append(c.from_row(r), out);
+        break;
+      case HeadlineColumn::Kind::kBinding: {
+        const absl::string_view binding =
+            ok ? absl::string_view(BindingConstraint_Name(r.binding)) : "";
+        if (json) out->push_back('"');
+        out->append(binding.data(), binding.size());
+        if (json) out->push_back('"');
+        break;
+      }
+    }
+    ++k;
+  }
   if (json) {
-    for (int k = 0; k < 5; ++k) {
-      absl::StrAppend(out, ",\"", kColumns[k], "\":");
-      AppendInt(out, counts[k]);
-    }
-    for (int k = 0; k < 8; ++k) {
-      absl::StrAppend(out, ",\"", kColumns[5 + k], "\":");
-      f.number_text[k].Append(numbers[k], out);
-    }
-    absl::StrAppend(out, ",\"binding_constraint\":\"", binding, "\"");
     if (!ok) {
       out->append(",\"error\":");
       AppendJsonString(r.status.message(), out);
@@ -204,15 +199,6 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     out->append("}\n");
     return;
   }
-  for (int k = 0; k < 5; ++k) {
-    AppendInt(out, counts[k]);
-    out->push_back(',');
-  }
-  for (int k = 0; k < 8; ++k) {
-    f.number_text[k].Append(numbers[k], out);
-    out->push_back(',');
-  }
-  out->append(binding.data(), binding.size());
   out->push_back(',');
   if (!ok) AppendCsvText(out, r.status.message());
   out->push_back('\n');
@@ -388,8 +374,7 @@ absl::Status SweepTo(OutputFormat format) {
                                    " points failed; the first: ", first_failure.message()));
   }
   if (format == OutputFormat::kSvg) {
-    const std::string title = absl::StrCat(base.name().empty() ? "dcplan" : base.name(), ": sweep");
-    DCPLAN_ASSIGN_OR_RETURN(std::string svg, SweepChartSvg(sweep, title, kept));
+    DCPLAN_ASSIGN_OR_RETURN(std::string svg, SweepChartSvg(sweep, base, kept));
     DCPLAN_RETURN_IF_ERROR(WriteOutput(svg));
   } else {
     DCPLAN_RETURN_IF_ERROR(out->Commit());

@@ -29,9 +29,11 @@
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
 #include "planner/solver.h"
+#include "planner/sweep/headline.h"
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
 #include "planner/training.h"
+#include "planner/validate.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"
 #include "proto/request.pb.h"
@@ -225,6 +227,18 @@ std::string UrlDecode(absl::string_view text) {
   return out;
 }
 
+// Every value of the query parameter `name` in the target, decoded, in order.
+std::vector<std::string> QueryValues(absl::string_view target, absl::string_view name) {
+  std::vector<std::string> out;
+  const size_t q = target.find('?');
+  if (q == absl::string_view::npos) return out;
+  const std::string prefix = absl::StrCat(name, "=");
+  for (absl::string_view pair : absl::StrSplit(target.substr(q + 1), '&', absl::SkipEmpty())) {
+    if (absl::StartsWith(pair, prefix)) out.push_back(UrlDecode(pair.substr(prefix.size())));
+  }
+  return out;
+}
+
 // `?set=PATH=VALUE` (repeatable) in the target: the request-editing layer's grammar, as --set
 // takes it (planner/request_edit.h), applied to `request` after the body. An error answers 400
 // with the path in `field` (under `prefix`).
@@ -282,6 +296,46 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
   return MessageResponse(*plan, binary);
 }
 
+// POST /v1/request: the body with ?set= applied, validated: the request `dcplan fit` solves for the
+// same flags (the page shows it, and saves it for `dcplan fit --request`).
+ApiResponse RequestEndpoint(const ApiRequest& http, bool binary) {
+  PlanRequest request;
+  if (auto bad = ParseBody(http, &request)) return *bad;
+  if (auto bad = ApplyQuerySets(http.target, "", &request)) return *bad;
+  absl::Status valid = ValidateRequest(request);
+  if (!valid.ok()) return FromStatus(valid);
+  return MessageResponse(request, binary);
+}
+
+// POST /v1/csv: a Comparison's plans (one or more) as CSV, the headline row's columns
+// (planner/sweep/headline.h), one row per plan: what `dcplan fit --format=csv` writes.
+ApiResponse CsvEndpoint(const ApiRequest& http) {
+  Comparison plans;
+  if (auto bad = ParseBody(http, &plans)) return *bad;
+  ApiResponse r;
+  r.content_type = "text/csv";
+  r.body = absl::StrCat(HeadlineCsvHeader(), "\n");
+  for (const ::dcplan::Plan& p : plans.plans()) {
+    AppendHeadlineCsvRow(p, &r.body);
+    r.body += "\n";
+  }
+  return r;
+}
+
+// GET /v1/columns: the headline row's columns, [{"name", "unit", "plan_path"}, ...].
+std::string ColumnsJson() {
+  std::string s = "{\"columns\": [";
+  bool first = true;
+  for (const HeadlineColumn& c : HeadlineColumns()) {
+    absl::StrAppend(&s, first ? "" : ", ", "{\"name\": ", JsonQuote(c.name),
+                    ", \"unit\": ", JsonQuote(c.unit), ", \"plan_path\": ", JsonQuote(c.plan_path),
+                    "}");
+    first = false;
+  }
+  s += "]}\n";
+  return s;
+}
+
 ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes,
                           const Limits& limits) {
   ScaleRequest request;
@@ -335,6 +389,25 @@ ApiResponse CompareEndpoint(const ApiRequest& http, bool binary, const Limits& l
     requests.push_back(*std::move(preset));
   }
   for (const PlanRequest& r : request.requests()) requests.push_back(r);
+  // ?set=PATH=VALUE applies to every entry (the same caps and site for all); ?edit=PATH=VALUE
+  // (repeatable) adds a copy of the first entry with those edits (planner/compare.h EditedCopy).
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (auto bad = ApplyQuerySets(http.target, "", &requests[i])) return *bad;
+  }
+  std::vector<std::string> edits = QueryValues(http.target, "edit");
+  if (!edits.empty()) {
+    if (edits.size() > 100) return ErrorResponse(400, "at most 100 edit= parameters", "edit");
+    if (requests.size() >= static_cast<size_t>(kMaxCompareEntries)) {
+      return ErrorResponse(
+          400, absl::StrFormat("at most %d entries with the edited copy", kMaxCompareEntries),
+          "edit");
+    }
+    auto copy = EditedCopy(requests[0], edits, "API edit=");
+    if (!copy.ok()) {
+      return ErrorResponse(400, absl::StrCat("edit=", copy.status().message()), "edit");
+    }
+    requests.push_back(*std::move(copy));
+  }
   int64_t units = 0;
   for (const PlanRequest& r : requests) units += PlanUnits(r);
   if (auto over = limits.Price(units, absl::StrFormat("%d plans, %d units with a workload and 1 "
@@ -390,7 +463,19 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
                                           : ""),
                          "vary");
   }
-  auto sweep = Sweep::Create(request.request(), *std::move(axes));
+  // ?set=PATH=VALUE applies to the base request and to every preset a preset axis loads.
+  if (auto bad = ApplyQuerySets(http.target, "request.", request.mutable_request())) return *bad;
+  const std::string target(http.target);
+  auto load = [target](absl::string_view name) -> absl::StatusOr<PlanRequest> {
+    auto preset = LoadPreset(name);
+    if (!preset.ok()) return preset.status();
+    for (const std::string& assignment : QueryValues(target, "set")) {
+      absl::Status s = ApplyAssignment(assignment, "API set=", &*preset);
+      if (!s.ok()) return s;
+    }
+    return preset;
+  };
+  auto sweep = Sweep::Create(request.request(), *std::move(axes), load);
   if (!sweep.ok()) return FromStatus(sweep.status(), "request.");
   // (The presets carry no workload: a preset axis does not bring one in.)
   const bool workload = request.request().has_workload();
@@ -511,6 +596,13 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
     }
   }
 
+  if (path == "/v1/columns") {
+    if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
+    ApiResponse r;
+    r.content_type = std::string(kJsonType);
+    r.body = ColumnsJson();
+    return r;
+  }
   if (path == "/v1/presets") {
     if (!get) return MethodNotAllowed(method, path, "GET, HEAD");
     ApiResponse r;
@@ -538,15 +630,19 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
     absl::string_view path;
     int which;
   };
-  static constexpr PostRoute kPosts[] = {
-      {"/v1/plan", 0}, {"/v1/scale", 1}, {"/v1/compare", 2}, {"/v1/train", 3}, {"/v1/sweep", 4}};
+  static constexpr PostRoute kPosts[] = {{"/v1/plan", 0},  {"/v1/scale", 1}, {"/v1/compare", 2},
+                                         {"/v1/train", 3}, {"/v1/sweep", 4}, {"/v1/request", 5},
+                                         {"/v1/csv", 6}};
   for (const PostRoute& route : kPosts) {
     if (path != route.path) continue;
     if (!post) return MethodNotAllowed(method, path, "POST");
-    static constexpr absl::string_view kCli[] = {
-        "`dcplan fit --request=FILE`", "`dcplan scale --request=FILE --gpus=...`",
-        "`dcplan compare --requests=A,B,...`", "`dcplan train --request=FILE --gpus=N`",
-        "`dcplan sweep --request=FILE --vary=...`"};
+    static constexpr absl::string_view kCli[] = {"`dcplan fit --request=FILE`",
+                                                 "`dcplan scale --request=FILE --gpus=...`",
+                                                 "`dcplan compare --requests=A,B,...`",
+                                                 "`dcplan train --request=FILE --gpus=N`",
+                                                 "`dcplan sweep --request=FILE --vary=...`",
+                                                 "`dcplan validate --request=FILE`",
+                                                 "`dcplan fit --format=csv`"};
     const Limits limits{&options_, Clock::now() + options_.max_request_time, request.cancelled,
                         kCli[route.which]};
     switch (route.which) {
@@ -558,6 +654,10 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
         return CompareEndpoint(request, binary, limits);
       case 3:
         return TrainEndpoint(request, binary, limits);
+      case 5:
+        return RequestEndpoint(request, binary);
+      case 6:
+        return CsvEndpoint(request);
       default:
         return SweepEndpoint(request, binary, options_.max_sweep_points, limits);
     }

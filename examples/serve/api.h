@@ -12,10 +12,17 @@
 //   GET  /v1/presets/{name}  the preset's PlanRequest
 //   POST /v1/plan            PlanRequest -> Plan                  (dcplan fit)
 //   POST /v1/scale           ScaleRequest -> ScaleReport          (dcplan scale)
-//   POST /v1/compare         CompareRequest -> Comparison         (dcplan compare)
+//   POST /v1/compare         CompareRequest -> Comparison         (dcplan compare); ?set= applies
+//   to
+//                            every entry, ?edit=PATH=VALUE adds an edited copy of the first
+//   POST /v1/request         PlanRequest -> PlanRequest: ?set= applied, validated (what the page
+//                            shows and saves for `dcplan fit --request`)
 //   POST /v1/train           TrainRequest -> TrainingPlan         (dcplan train)
 //   POST /v1/sweep           SweepRequest -> SweepResult          (dcplan sweep), at most
-//                            ApiOptions::max_sweep_points points
+//                            ApiOptions::max_sweep_points points; ?set= edits the base request
+//                            and every preset a preset axis loads
+// ?set=PATH=VALUE (repeatable, as --set) edits the body's request on every POST but /v1/compare's
+// entries as above.
 // Content-Type application/json or application/x-protobuf picks how the body is read; any other,
 // or none (a browser sends a cross-origin POST without asking only when it has no JSON type), is
 // 415; Accept: application/x-protobuf asks for a binary answer, else JSON. Errors are

@@ -297,6 +297,53 @@ TEST(Api, SetInTheQueryEditsTheRequestAsSetDoes) {
   EXPECT_EQ(Post(api, "/v1/plan?explain=some", Json(seed)).status, 400);
 }
 
+TEST(Api, CompareAndSweepTakeSetForEveryEntryAndEditMakesACopy) {
+  const Api api;
+  // Two seeds at 45.9 MW, the second an edited copy at a PUE of 1.2: 32,784 GPUs at PUE 1.0
+  // (45.9 MW / 11.2 kW = 4,098 servers) and 27,320 at 1.2 (SetInTheQuery... above).
+  CompareRequest request;
+  *request.add_requests() = Seed(45.9e6);
+  ApiResponse r = Post(api, "/v1/compare?edit=site.pue%3D1.2", Json(request));
+  ASSERT_EQ(r.status, 200) << r.body;
+  Comparison c = Parse<Comparison>(r);
+  ASSERT_EQ(c.plans_size(), 2);
+  EXPECT_EQ(c.plans(0).counts().gpu_count(), 32784u);
+  EXPECT_EQ(c.plans(1).counts().gpu_count(), 27320u);
+  EXPECT_EQ(c.plans(1).name(), "seed (edited: site.pue=1.2)");
+  EXPECT_THAT(
+      std::vector<std::string>(c.differing_assumptions().begin(), c.differing_assumptions().end()),
+      ::testing::Contains("site.pue"));
+  // set= applies to every entry: both at PUE 1.2, so both 27,320 GPUs.
+  r = Post(api, "/v1/compare?set=pue%3D1.2&edit=site.pue%3D1.2", Json(request));
+  ASSERT_EQ(r.status, 200) << r.body;
+  c = Parse<Comparison>(r);
+  EXPECT_EQ(c.plans(0).counts().gpu_count(), 27320u);
+  EXPECT_EQ(c.plans(1).counts().gpu_count(), 27320u);
+  r = Post(api, "/v1/compare?edit=site.peu%3D1.2", Json(request));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Parse<ErrorBody>(r).field(), "edit");
+  // Presets named in the body take set= too (their caps come from it): the seed at 45.9 MW.
+  CompareRequest named;
+  named.add_presets("seed");
+  r = Post(api, "/v1/compare?set=power%3D45.9MW", Json(named));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Parse<Comparison>(r).plans(0).counts().gpu_count(), 32784u);
+  // A sweep: set= edits the base request and every preset the preset axis loads.
+  SweepRequest sweep;
+  *sweep.mutable_request() = Seed(45.9e6);
+  sweep.add_vary("preset=seed");
+  r = Post(api, "/v1/sweep?set=power%3D45.9MW&set=pue%3D1.2", Json(sweep));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Parse<SweepResult>(r).points(0).gpu_count(), 27320u);
+  // POST /v1/request: the body with the sets applied and validated.
+  r = Post(api, "/v1/request?set=pue%3D1.2", Json(Seed(45.9e6)));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Parse<PlanRequest>(r).site().pue(), 1.2);
+  r = Post(api, "/v1/request?set=pue%3D0.9", Json(Seed(45.9e6)));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Parse<ErrorBody>(r).error(), "site.pue must be >= 1.0, got 0.9");
+}
+
 TEST(Api, MalformedBodiesAndWrongMethodsAndTypes) {
   const Api api;
   ApiResponse r = Post(api, "/v1/plan", "{\"site\": {\"pue\": ");

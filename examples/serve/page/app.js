@@ -1,10 +1,15 @@
 // File: examples/serve/page/app.js
 //
-// The page of `dcplan serve`: a preset picker, "scale a cluster" (one cluster size on a log slider,
-// POST /v1/scale) and "what fits" (power cap, budget, PUE, electricity price, POST /v1/plan), the
-// "scale a cluster" chart (one POST /v1/scale over log-spaced sizes), "copy as request" and
-// "download plan". Every number is formatted as the CLI formats it (units/format.cc, mirrored in
-// the `fmt` functions below). Talks only to the server that served it; fetches nothing else.
+// The page of `dcplan serve`: a preset picker and three views, "scale a cluster" (one cluster size
+// on a log slider, POST /v1/scale), "what fits" (every input `dcplan fit` takes, POST /v1/plan) and
+// "compare" (2-4 presets, or a preset and an edited copy, POST /v1/compare). The inputs are the
+// CLI's flags with the CLI's values: each one given is sent as `?set=FLAG=VALUE` in the CLI's order
+// (examples/cli/flags.cc RequestFlagNames), then the edits (--set), so the server builds exactly the
+// request `dcplan fit` builds from the same flags. The whole state lives in the URL, named like the
+// flags (/?preset=h100-dgx&power=100MW&budget=$2B). Exports: the Plan as JSON, one CSV row
+// (POST /v1/plan?format=csv, the columns of `dcplan fit --format=csv`), the chart as SVG and PNG.
+// Every number is formatted as the CLI formats it (units/format.cc, mirrored in `fmt` below).
+// Talks only to the server that served it; fetches nothing else.
 'use strict';
 
 // ---------------------------------------------------------------------------------------------
@@ -128,19 +133,41 @@ const MAX_SLIDER_GPUS = 1e6;
 const POWER_RANGE = [1e6, 5e9];     // W
 const BUDGET_RANGE = [1e7, 1e11];   // USD
 
+// The request flags, in the order the CLI applies them (examples/cli/flags.cc RequestFlagNames):
+// the flag, its input and the field path it sets (planner/request_edit.cc Aliases).
+const FLAGS = [
+  ['power', 'power-input', 'constraints.power_cap_watts', 'power cap'],
+  ['power_at', 'power-at', 'constraints.power_cap_at', 'measured at'],
+  ['cooling', 'cooling', 'site.cooling', 'cooling'],
+  ['pue', 'pue-input', 'site.pue', 'PUE'],
+  ['annual_pue', 'annual-pue', 'site.annual_pue', 'annual PUE'],
+  ['provisioning', 'provisioning', 'site.provisioning.basis', 'provisioning'],
+  ['provisioning_margin', 'provisioning-margin', 'site.provisioning.margin', 'provisioning margin'],
+  ['max_gpus', 'max-gpus', 'constraints.max_gpus', 'GPUs at most'],
+  ['max_buildings', 'max-buildings', 'site.max_buildings', 'buildings at most'],
+  ['budget', 'budget-input', 'constraints.budget_usd', 'budget'],
+  ['budget_on', 'budget-on', 'constraints.budget_on', 'budget on'],
+  ['horizon_years', 'horizon', 'costs.horizon_years', 'horizon'],
+  ['electricity', 'price-input', 'costs.electricity_usd_per_kwh', 'electricity price'],
+  ['gpu_price', 'gpu-price', 'hardware.accelerator.price_usd', 'GPU price'],
+  ['server_price', 'server-price', 'hardware.server.price_usd', 'server price'],
+  ['wacc', 'wacc', 'costs.wacc', 'WACC'],
+  ['facility_cost', 'facility-cost', 'costs.facility_usd_per_it_watt', 'facility cost'],
+  ['it_life', 'it-life', 'costs.it_life_years', 'IT life'],
+];
+// Flags that only caps use: not sent in "scale a cluster" (no cap applies there).
+const CAP_FLAGS = new Set(['power', 'power_at', 'max_gpus', 'budget', 'budget_on']);
+
 const state = {
   mode: 'scale',
   preset: null,        // the preset's PlanRequest as the server gave it
   presetName: '',
   presets: [],
   gpus: '32768',       // the cluster size as typed or slid (a string, sent as a uint64)
-  powerMw: 50,
-  budgetOn: false,
-  budgetM: 1000,
-  pue: 1.3,
-  price: 0.08,
+  request: null,       // the request on display (the preset with the flags applied)
   plan: null,          // the Plan on display (what fits) or null
   row: null,           // the ScaleRow on display (scale a cluster) or null
+  comparison: null,    // the Comparison on display (compare) or null
   chartRows: [],       // the chart's ScaleRows
   chartMax: MAX_SLIDER_GPUS,
   markerGpus: 0,
@@ -148,9 +175,12 @@ const state = {
 
 // Responses older than the newest request of their kind are dropped, so what is shown always
 // matches the latest input.
-const latest = { solve: 0, chart: 0 };
+const latest = { solve: 0, chart: 0, done: 0 };
 
-async function api(method, path, body) {
+// Whether what is shown answers the latest input (every solve has finished or been dropped).
+function settled() { return latest.done === latest.solve; }
+
+async function api(method, path, body, text) {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
@@ -162,6 +192,7 @@ async function api(method, path, body) {
   } catch (e) {
     throw { error: 'cannot reach dcplan serve: ' + e.message };
   }
+  if (text && response.ok) return response.text();
   let json = null;
   try {
     json = await response.json();
@@ -174,65 +205,81 @@ async function api(method, path, body) {
 
 function clone(x) { return JSON.parse(JSON.stringify(x)); }
 
-// The request the page solves: the preset with the page's PUE and electricity price, and in
-// "what fits" the caps, in "scale a cluster" a GPU cap at the slider's size (what `dcplan fit
-// --request` needs to reproduce it).
-// Records `path` as set on the page (the ledger then says so), as the CLI's --set does.
-function markUser(r, path) {
-  r.sources = (r.sources || []).filter((s) => s.path !== path);
-  r.sources.push({ path: path, origin: 'ORIGIN_USER', source: 'the page' });
+function lines(id) {
+  return $(id).value.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
 }
 
-function currentRequest() {
-  const r = clone(state.preset || {});
-  r.site = r.site || {};
-  if (Number(r.site.pue) !== state.pue) markUser(r, 'site.pue');
-  r.site.pue = state.pue;
-  r.costs = r.costs || {};
-  if (Number(r.costs.electricity_usd_per_kwh || 0) !== state.price) {
-    markUser(r, 'costs.electricity_usd_per_kwh');
+// The flags given, [flag, text] in the CLI's order (empty inputs are flags not given: the preset's
+// value applies, and the input's placeholder shows it).
+function givenFlags() {
+  const out = [];
+  for (const [flag, id] of FLAGS) {
+    if (state.mode === 'scale' && CAP_FLAGS.has(flag)) continue;
+    const v = $(id).value.trim();
+    if (v !== '') out.push([flag, v]);
   }
-  r.costs.electricity_usd_per_kwh = state.price;
-  const c = Object.assign({}, r.constraints || {});
-  if (state.mode === 'fits') {
-    c.power_cap_watts = state.powerMw * 1e6;
-    c.budget_usd = state.budgetOn ? state.budgetM * 1e6 : 0;
-    markUser(r, 'constraints.power_cap_watts');
-    if (state.budgetOn) markUser(r, 'constraints.budget_usd');
-    delete c.max_gpus;
+  return out;
+}
+
+// The query string that makes the server build the request `dcplan fit` builds from these flags.
+function setQuery() {
+  const q = new URLSearchParams();
+  for (const [flag, v] of givenFlags()) q.append('set', flag + '=' + v);
+  for (const l of lines('set-lines')) q.append('set', l);
+  return q;
+}
+
+function comparePresets() {
+  const names = [];
+  for (let i = 1; i <= 4; ++i) {
+    const v = $('compare-' + i).value;
+    if (v && !names.includes(v)) names.push(v);
+  }
+  return names;
+}
+
+// The page's state as a URL: the CLI's flag names and values.
+function stateUrl() {
+  const q = new URLSearchParams();
+  if (state.mode === 'compare') {
+    q.set('compare', comparePresets().join(','));
   } else {
-    c.power_cap_watts = 0;
-    c.budget_usd = 0;
-    c.max_gpus = state.gpus;
+    q.set('preset', state.presetName);
   }
-  r.constraints = c;
-  return r;
+  if (state.mode === 'scale') q.set('gpus', state.gpus.trim());
+  for (const [flag, v] of givenFlags()) q.append(flag, v);
+  for (const l of lines('set-lines')) q.append('set', l);
+  if (state.mode === 'compare') for (const l of lines('edit-lines')) q.append('edit', l);
+  if (state.mode === 'fits') {
+    for (const l of lines('uncertain-lines')) q.append('uncertain', l);
+    if ($('sensitivity').checked) q.set('sensitivity', 'true');
+  }
+  // "$" and "," read as they are in a URL's query.
+  return location.pathname + '?' + q.toString().replace(/%24/g, '$').replace(/%2C/g, ',');
 }
 
-// The request with the caps of a scale request (none are applied there).
-function scaleRequest() { return currentRequest(); }
+function saveUrl() {
+  const url = stateUrl();
+  if (location.pathname + location.search !== url) history.replaceState(null, '', url);
+}
 
 // The page's control for a request field, and the name a person knows it by: an error about the
 // field (its path travels in the answer's `field`) highlights the control and speaks its name.
-const FIELD_CONTROLS = {
-  'site.pue': ['pue-input', 'PUE'],
-  'costs.electricity_usd_per_kwh': ['price-input', 'electricity price'],
-  'constraints.power_cap_watts': ['power-input', 'power cap'],
-  'constraints.budget_usd': ['budget-input', 'budget'],
-  'constraints.max_gpus': ['gpus-input', 'GPUs'],
-};
+const FIELD_CONTROLS = Object.fromEntries(FLAGS.map(([, id, path, name]) => [path, [id, name]]));
+FIELD_CONTROLS['constraints.max_gpus'] = ['gpus-input', 'GPUs'];
 
 function showError(e) {
   const el = $('error');
-  for (const [id] of Object.values(FIELD_CONTROLS)) $(id).removeAttribute('aria-invalid');
+  for (const c of document.querySelectorAll('[aria-invalid]')) c.removeAttribute('aria-invalid');
   if (!e) {
     el.textContent = '';
     el.classList.remove('shown');
     document.body.classList.remove('has-error');
     return;
   }
-  const field = (e.field || '').replace(/^request\./, '');
-  const control = FIELD_CONTROLS[field];
+  let field = (e.field || '').replace(/^request\./, '');
+  let control = FIELD_CONTROLS[field];
+  if (field === 'constraints.max_gpus' && state.mode !== 'scale') control = ['max-gpus', 'GPUs at most'];
   let message = e.error;
   if (control) {
     $(control[0]).setAttribute('aria-invalid', 'true');
@@ -240,37 +287,61 @@ function showError(e) {
   } else if (e.field && message.indexOf(e.field) < 0) {
     message += ' (' + e.field + ')';
   }
+  if (e.field === 'set' || /^set=/.test(e.error || '')) $('set-lines').setAttribute('aria-invalid', 'true');
+  if (e.field === 'edit') $('edit-lines').setAttribute('aria-invalid', 'true');
+  if (/^uncertain/.test(e.field || '')) $('uncertain-lines').setAttribute('aria-invalid', 'true');
   el.textContent = message;
   el.classList.add('shown');
   document.body.classList.add('has-error');
 }
 
-// Validation the page can do without the server: a field that is not a number at all.
 function localProblem() {
-  if (!Number.isFinite(state.pue)) return { error: 'enter a PUE (a number >= 1.0)' };
-  if (!Number.isFinite(state.price)) return { error: 'enter an electricity price in USD/kWh' };
   if (state.mode === 'scale' && !/^\s*\d+\s*$/.test(state.gpus)) {
-    return { error: 'enter a whole number of GPUs (1 to 1,000,000,000,000)' };
+    return { error: 'enter a whole number of GPUs (1 to 1,000,000,000,000)', field: 'constraints.max_gpus' };
   }
-  if (state.mode === 'fits' && !Number.isFinite(state.powerMw)) {
-    return { error: 'enter a power cap in MW' };
-  }
-  if (state.mode === 'fits' && state.budgetOn && !Number.isFinite(state.budgetM)) {
-    return { error: 'enter a budget in million USD' };
+  if (state.mode === 'compare' && comparePresets().length + (lines('edit-lines').length ? 1 : 0) < 2) {
+    return { error: 'pick at least two presets to compare (or one and an edited copy)' };
   }
   return null;
 }
 
 async function solve() {
-  if (!state.preset) return;
   const seq = ++latest.solve;
-  const problem = localProblem();
-  updateRequestText();
-  if (problem) { showError(problem); return; }
   try {
+    await solveOnce(seq);
+  } finally {
+    if (seq === latest.solve) latest.done = seq;
+  }
+}
+
+async function solveOnce(seq) {
+  if (!state.preset && state.mode !== 'compare') return;
+  saveUrl();
+  const problem = localProblem();
+  if (problem) { showError(problem); return; }
+  const q = setQuery();
+  try {
+    if (state.mode === 'compare') {
+      const cq = new URLSearchParams(q);
+      for (const l of lines('edit-lines')) cq.append('edit', l);
+      const comparison = await api('POST', '/v1/compare?' + cq.toString(), { presets: comparePresets() });
+      if (seq !== latest.solve) return;
+      state.comparison = comparison;
+      showError(null);
+      showComparison(comparison);
+      drawCompareChart();
+      setText('request-json', '');
+      $('request-json').value = '';
+      return;
+    }
+    const request = await api('POST', '/v1/request?' + q.toString(), state.preset);
+    if (seq !== latest.solve) return;
     if (state.mode === 'scale') {
-      const report = await api('POST', '/v1/scale',
-        { request: scaleRequest(), gpu_counts: [state.gpus.trim()] });
+      const shown = clone(request);
+      shown.constraints = { max_gpus: state.gpus.trim() };
+      state.request = request;
+      showRequest(shown);
+      const report = await api('POST', '/v1/scale', { request, gpu_counts: [state.gpus.trim()] });
       if (seq !== latest.solve) return;
       state.row = report.rows[0];
       state.plan = null;
@@ -278,7 +349,17 @@ async function solve() {
       showFigures(state.row, null);
       state.markerGpus = Number(state.row.counts.gpu_count);
     } else {
-      const plan = await api('POST', '/v1/plan', currentRequest());
+      // Uncertain inputs as --uncertain=PATH=DIST and --sensitivity set them (the distribution as
+      // text, which the server reads in the field's unit).
+      const uncertain = lines('uncertain-lines').map((l) => {
+        const eq = l.indexOf('=');
+        return eq < 0 ? { path: l, text: '' } : { path: l.slice(0, eq).trim(), text: l.slice(eq + 1).trim() };
+      });
+      if (uncertain.length) request.uncertain = uncertain;
+      if (uncertain.length && $('sensitivity').checked) request.monte_carlo = { sensitivity: true };
+      state.request = request;
+      showRequest(request);
+      const plan = await api('POST', '/v1/plan', request);
       if (seq !== latest.solve) return;
       state.plan = plan;
       state.row = null;
@@ -287,7 +368,7 @@ async function solve() {
       state.markerGpus = Number(plan.counts.gpu_count);
     }
     const wanted = chartMaxFor(state.markerGpus);
-    if (wanted !== state.chartMax) {
+    if (wanted !== state.chartMax || !state.chartRows.length) {
       state.chartMax = wanted;
       refreshChart();
     } else {
@@ -317,19 +398,20 @@ function chartSizes() {
 }
 
 async function refreshChart() {
-  if (!state.preset) return;
+  if (!state.request || state.mode === 'compare') return;
   const seq = ++latest.chart;
-  if (localProblem()) return;
+  // The curves are the request at its medians: no Monte Carlo per size.
+  const request = clone(state.request);
+  delete request.uncertain;
+  delete request.monte_carlo;
   try {
-    const report = await api('POST', '/v1/scale',
-      { request: scaleRequest(), gpu_counts: chartSizes().map(String) });
+    const report = await api('POST', '/v1/scale', { request, gpu_counts: chartSizes().map(String) });
     if (seq !== latest.chart) return;
     state.chartRows = report.rows;
     drawChart();
   } catch (e) {
     if (seq !== latest.chart) return;
-    // Keep the last good curves (greyed while the error shows).
-    drawChart();
+    drawChart();  // keep the last good curves (greyed while the error shows)
   }
 }
 
@@ -340,6 +422,12 @@ async function refreshChart() {
 function setText(id, text) {
   const el = $(id);
   if (el.textContent !== text) el.textContent = text;
+}
+
+// Money the preset does not price reads "not priced", never "$0.00".
+function moneyOrNot(usd, decimals) {
+  const v = Number(usd || 0);
+  return v > 0 ? fmt.money(v, decimals) : 'not priced';
 }
 
 // `x` is a ScaleRow or a Plan (both have counts, compute, power, cost); `plan` the Plan or null.
@@ -356,12 +444,12 @@ function showFigures(x, plan) {
   setText('it-power', fmt.power(pw.it_power_watts));
   setText('facility-power', fmt.power(pw.facility_power_watts));
   setText('pue-shown', '(PUE ' + formatFixed(Number(pw.pue), 2) + ')');
-  const capex = Number(cost.capex_usd || 0);
-  setText('capex', fmt.money(capex));
-  setText('capex-note', capex > 0 ? '' : '(not priced)');
   $('mfu').title = cp.efficiency_model || '';
-  setText('opex', fmt.money(cost.opex_usd_per_year || 0));
-  setText('tco', fmt.money(cost.tco_usd || 0));
+  setText('capex', moneyOrNot(cost.capex_usd));
+  setText('capital', moneyOrNot(cost.capital_usd_per_year));
+  setText('opex', moneyOrNot(cost.opex_usd_per_year));
+  setText('tco', moneyOrNot(cost.tco_usd));
+  setText('gpu-hour', moneyOrNot(cost.usd_per_gpu_hour));
   setText('tco-years', cost.horizon_years ? '(' + Number(cost.horizon_years) + ' years)' : '');
   $('opex').title = 'energy ' + fmt.money(cost.energy_usd_per_year || 0) + ' a year for ' +
     fmt.count(Math.floor(Number(cost.energy_mwh_per_year || 0) + 0.5)) + ' MWh, maintenance ' +
@@ -369,9 +457,12 @@ function showFigures(x, plan) {
   const notes = $('notes');
   notes.textContent = '';
   showAssumptions(plan);
+  drawBreakdown(pw, cost);
   if (plan) {
     setText('binding', bindingName(plan.binding_constraint));
     setText('headroom', headroomText(plan.headroom || {}));
+    setText('marginal', marginalText(plan));
+    showRanges(plan);
     for (const note of plan.notes || []) {
       const li = document.createElement('li');
       li.textContent = note;
@@ -389,12 +480,126 @@ function showFigures(x, plan) {
   }
 }
 
+// With uncertain inputs: P10 / P50 / P90 of the headline figures (the CLI's distribution table),
+// the share of samples each cap binds, and the tornado.
+const RANGE_ROWS = [
+  ['GPUs', 'gpu_count', (v) => fmt.count(Math.round(v))],
+  ['realized compute', 'realized_flops_per_second', (v) => fmt.rate(v)],
+  ['facility power', 'facility_power_watts', (v) => fmt.power(v)],
+  ['capex', 'capex_usd', (v) => moneyOrNot(v)],
+  ['TCO', 'tco_usd', (v) => moneyOrNot(v)],
+  ['per GPU-hour', 'usd_per_gpu_hour', (v) => moneyOrNot(v)],
+];
+
+function showRanges(plan) {
+  const box = $('ranges');
+  box.textContent = '';
+  $('tornado').textContent = '';
+  const d = plan.distribution;
+  if (!d || !d.samples) return;
+  const table = document.createElement('table');
+  table.id = 'ranges-table';
+  const cap = document.createElement('caption');
+  cap.textContent = 'over ' + fmt.count(d.samples) + ' samples of the uncertain inputs';
+  table.appendChild(cap);
+  const head = document.createElement('tr');
+  for (const t of ['', 'P10', 'P50', 'P90']) {
+    const th = document.createElement('th');
+    th.textContent = t;
+    head.appendChild(th);
+  }
+  table.appendChild(head);
+  for (const [name, key, f] of RANGE_ROWS) {
+    const p = d[key];
+    if (!p) continue;
+    const tr = document.createElement('tr');
+    tr.dataset.key = key;
+    for (const t of [name, f(Number(p.p10 || 0)), f(Number(p.p50 || 0)), f(Number(p.p90 || 0))]) {
+      const td = document.createElement('td');
+      td.textContent = t;
+      tr.appendChild(td);
+    }
+    table.appendChild(tr);
+  }
+  box.appendChild(table);
+  if ((d.binding || []).length) {
+    const p = document.createElement('p');
+    p.className = 'hint';
+    p.textContent = 'binds: ' + d.binding.map((b) => bindingName(b.binding_constraint) + ' ' +
+      fmt.percent(Number(b.fraction || 0), 0)).join(', ');
+    box.appendChild(p);
+  }
+  drawTornado(plan);
+}
+
+// The tornado: one bar per uncertain input from the output at its P10 to the output at its P90,
+// around the plan's own value, largest swing first (as `dcplan sensitivity --format=svg`).
+function drawTornado(plan) {
+  const entries = plan.sensitivity || [];
+  if (!entries.length) return;
+  const box = $('tornado');
+  const W = Math.max(280, box.clientWidth || 400), rowH = 22, left = 150, right = 70;
+  const H = 26 + entries.length * rowH;
+  const out = plan.sensitivity_output || 'tco_usd';
+  const f = /usd/.test(out) ? (v) => fmt.money(v) : /watts/.test(out) ? (v) => fmt.power(v)
+    : /flops/.test(out) ? (v) => fmt.rate(v) : (v) => fmt.count(Math.round(v));
+  const values = entries.flatMap((e) => [Number(e.output_at_low || 0), Number(e.output_at_high || 0)]);
+  const lo = Math.min(...values), hi = Math.max(...values);
+  const x = (v) => left + ((v - lo) / Math.max(hi - lo, 1e-300)) * (W - left - right);
+  const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, xmlns: SVG_NS, class: 'tornado' });
+  svg.appendChild(el('text', { x: 0, y: 14, class: 'bar-name' }, 'tornado: ' + out + ' from each input\'s P10 to its P90'));
+  entries.forEach((e, i) => {
+    const y = 24 + i * rowH;
+    const a = Number(e.output_at_low || 0), b = Number(e.output_at_high || 0);
+    svg.appendChild(el('text', { x: left - 6, y: y + 13, class: 'bar-label', 'text-anchor': 'end' }, e.path));
+    svg.appendChild(el('rect', { x: x(Math.min(a, b)), y, width: Math.max(1, Math.abs(x(b) - x(a))), height: 16,
+      fill: '#1f5fa8', class: 'tbar' }));
+    svg.appendChild(el('text', { x: x(Math.max(a, b)) + 4, y: y + 13, class: 'bar-label' }, f(Math.abs(b - a))));
+  });
+  box.replaceChildren(svg);
+}
+
+// The CLI's "marginal" line (examples/cli/report.cc) and the next discrete step.
+function marginalText(plan) {
+  const m = plan.marginal || {};
+  const parts = [];
+  if ('gpus_per_megawatt' in m) {
+    parts.push('+' + fmt.count(Math.floor(Number(m.gpus_per_megawatt))) + ' GPUs (+' +
+      fmt.rate(m.realized_flops_per_second_per_megawatt || 0) + ') per MW more');
+  }
+  if ('gpus_per_100m_usd' in m) {
+    parts.push('+' + fmt.count(Math.floor(Number(m.gpus_per_100m_usd))) + ' GPUs (+' +
+      fmt.rate(m.realized_flops_per_second_per_100m_usd || 0) + ') per $100M more');
+  }
+  if (plan.next_step && plan.next_step.description) {
+    parts.push(plan.next_step.description + ' (+' + fmt.power(plan.next_step.added_facility_power_watts || 0) +
+      ', +' + fmt.money(plan.next_step.added_capex_usd || 0) + ')');
+  }
+  return parts.length ? parts.join('; ') : '–';
+}
+
 const ORIGIN_WORDS = {
   ORIGIN_PRESET: 'preset', ORIGIN_USER: 'you', ORIGIN_DERIVED: 'derived',
   ORIGIN_ESTIMATE: 'estimate', ORIGIN_DEFAULT: 'default',
 };
 
-// The plan's assumptions ledger, most influential first, as `dcplan fit` lists it.
+// The assumptions ledger value as --set takes it back (the number in the field's own unit, or
+// the enum's name).
+function ledgerSetText(a) {
+  if (a.text_value) return a.text_value;
+  return String(Number(a.value || 0));
+}
+
+// Replaces (or adds) the edit of `path` in the edits box: the ledger is edited through --set paths.
+function setEdit(path, value) {
+  const kept = lines('set-lines').filter((l) => l.split('=')[0].trim() !== path);
+  kept.push(path + '=' + value);
+  $('set-lines').value = kept.join('\n');
+  solve();
+}
+
+// The plan's assumptions ledger, most influential first, as `dcplan fit` lists it; each value
+// is an input: a change becomes the edit PATH=VALUE.
 function showAssumptions(plan) {
   const body = $('assumptions').querySelector('tbody');
   body.textContent = '';
@@ -411,11 +616,22 @@ function showAssumptions(plan) {
         : String(v) + (a.unit && a.unit !== '1' ? ' ' + a.unit : '');
     }
     const influence = Number(a.influence || 0);
-    for (const cell of [a.path, value, ORIGIN_WORDS[a.origin] || '',
-      influence > 0 ? (100 * influence).toFixed(1) + '%' : '–', a.source || '']) {
+    const cells = [a.path, null, ORIGIN_WORDS[a.origin] || '',
+      influence > 0 ? (100 * influence).toFixed(1) + '%' : '–', a.source || ''];
+    for (const cell of cells) {
       const td = document.createElement('td');
-      td.textContent = cell;
-      td.title = cell;
+      if (cell === null) {
+        const input = document.createElement('input');
+        input.type = 'text';
+        input.value = ledgerSetText(a);
+        input.title = value;
+        input.setAttribute('aria-label', a.path + ' (' + value + ')');
+        input.addEventListener('change', () => setEdit(a.path, input.value.trim()));
+        td.appendChild(input);
+      } else {
+        td.textContent = cell;
+        td.title = cell;
+      }
       tr.appendChild(td);
     }
     body.appendChild(tr);
@@ -434,15 +650,140 @@ function headroomText(h) {
   return parts.length ? parts.join('; ') : 'none (no cap)';
 }
 
-function updateRequestText() {
-  const text = JSON.stringify(currentRequest(), null, 1);
+function showRequest(request) {
+  const text = JSON.stringify(request, null, 1);
   const area = $('request-json');
   if (area.value !== text) area.value = text;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The chart: compute, MFU and power against GPUs on a log axis, one panel each
-// ---------------------------------------------------------------------------------------------
+// The power and capex breakdowns as two stacked bars, the CLI's "power" and "money" parts.
+const POWER_PARTS = [
+  ['gpu_power_watts', 'accelerators', '#1f5fa8'], ['server_overhead_power_watts', 'server rest', '#6a9bd1'],
+  ['rack_overhead_power_watts', 'rack overhead', '#9fc0e4'], ['network_power_watts', 'network', '#7b4bb3'],
+  ['storage_power_watts', 'storage', '#b39ddb'], ['frontend_network_power_watts', 'frontend net', '#d1c4e9'],
+  ['head_node_power_watts', 'head nodes', '#888'], ['cooling_and_losses_power_watts', 'cooling and losses', '#c0392b'],
+];
+const CAPEX_PARTS = [
+  ['servers_usd', 'servers', '#1f5fa8'], ['racks_usd', 'racks', '#9fc0e4'], ['network_usd', 'network', '#7b4bb3'],
+  ['storage_usd', 'storage', '#b39ddb'], ['frontend_network_usd', 'frontend net', '#d1c4e9'],
+  ['head_nodes_usd', 'head nodes', '#888'], ['facility_usd', 'facility', '#d9691f'], ['site_fixed_usd', 'site', '#e6b17e'],
+];
+
+function drawBreakdown(pw, cost) {
+  const box = $('breakdown');
+  const W = Math.max(280, box.clientWidth || 400);
+  const rows = [['power', pw, POWER_PARTS, (v) => fmt.power(v)], ['capex', cost.capex || {}, CAPEX_PARTS, (v) => fmt.money(v)]];
+  const perRow = Math.max(1, Math.floor((W - 52) / 175));
+  const colW = (W - 52) / perRow;
+  const svg = el('svg', { width: W, height: 10, class: 'bars', xmlns: SVG_NS });
+  let y = 4;
+  for (const [name, obj, parts, f] of rows) {
+    const total = parts.reduce((t, [k]) => t + Number(obj[k] || 0), 0);
+    svg.appendChild(el('text', { x: 0, y: y + 13, class: 'bar-name' }, name));
+    if (!(total > 0)) {
+      svg.appendChild(el('text', { x: 52, y: y + 13, class: 'bar-none' }, name === 'capex' ? 'not priced' : '–'));
+      y += 26;
+      continue;
+    }
+    svg.appendChild(el('text', { x: W - 2, y: y + 13, class: 'bar-total', 'text-anchor': 'end' }, f(total)));
+    const w = W - 52 - 64;
+    let x = 52, n = 0;
+    for (const [k, label, color] of parts) {
+      const v = Number(obj[k] || 0);
+      if (!(v > 0)) continue;
+      const bw = (v / total) * w;
+      const r = el('rect', { x, y, width: Math.max(0.5, bw), height: 18, fill: color });
+      r.appendChild(el('title', {}, label + ' ' + f(v)));
+      svg.appendChild(r);
+      x += bw;
+      const t = el('text', { x: 52 + (n % perRow) * colW, y: y + 34 + Math.floor(n / perRow) * 15, class: 'bar-label' });
+      t.appendChild(el('tspan', { fill: color }, '■ '));
+      t.appendChild(el('tspan', {}, label + ' ' + f(v)));
+      svg.appendChild(t);
+      ++n;
+    }
+    y += 28 + Math.ceil(n / perRow) * 15;
+  }
+  svg.setAttribute('height', y);
+  svg.setAttribute('viewBox', '0 0 ' + W + ' ' + y);
+  box.replaceChildren(svg);
+}
+
+// The comparison: a table as `dcplan compare` ranks it, and the assumptions that differ.
+function showComparison(c) {
+  const body = $('compare-table').querySelector('tbody');
+  body.textContent = '';
+  (c.plans || []).forEach((p, i) => {
+    const tr = document.createElement('tr');
+    const cost = p.cost || {};
+    for (const cell of [String(i + 1), p.name, fmt.count(p.counts.gpu_count),
+      fmt.rate(p.compute.realized_flops_per_second), fmt.power(p.power.facility_power_watts),
+      moneyOrNot(cost.capex_usd), moneyOrNot(cost.tco_usd), moneyOrNot(cost.usd_per_gpu_hour),
+      bindingName(p.binding_constraint)]) {
+      const td = document.createElement('td');
+      td.textContent = cell;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  });
+  const differ = $('compare-differ');
+  differ.textContent = '';
+  const paths = c.differing_assumptions || [];
+  if (!paths.length) return;
+  const h = document.createElement('p');
+  h.textContent = 'not like for like: these assumptions differ (an input on the left sets one for all)';
+  differ.appendChild(h);
+  const table = document.createElement('table');
+  table.id = 'differ-table';
+  const head = document.createElement('tr');
+  for (const t of ['field', ...(c.plans || []).map((p) => p.name)]) {
+    const th = document.createElement('th');
+    th.textContent = t;
+    head.appendChild(th);
+  }
+  table.appendChild(head);
+  for (const path of paths) {
+    const tr = document.createElement('tr');
+    const cells = [path];
+    for (const p of c.plans || []) {
+      const a = (p.assumptions || []).find((x) => x.path === path);
+      cells.push(a ? (a.text_value || String(Number(a.value || 0)) + (a.unit && a.unit !== '1' ? ' ' + a.unit : '')) : '-');
+    }
+    for (const t of cells) {
+      const td = document.createElement('td');
+      td.textContent = t;
+      tr.appendChild(td);
+    }
+    table.appendChild(tr);
+  }
+  differ.appendChild(table);
+}
+
+// Realized compute (and GPUs) per compared plan as bars.
+function drawCompareChart() {
+  const box = $('chart');
+  const plans = (state.comparison && state.comparison.plans) || [];
+  const W = Math.max(120, box.clientWidth), H = Math.max(240, box.clientHeight);
+  const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, xmlns: SVG_NS });
+  svg.appendChild(el('text', { x: 10, y: 18, class: 'axis' }, W < 400 ? 'realized compute, GPUs' : 'realized compute and GPUs, same caps and site'));
+  const metrics = [['realized compute', (p) => Number(p.compute.realized_flops_per_second), (v) => fmt.rate(v), '#d9691f'],
+    ['GPUs', (p) => Number(p.counts.gpu_count), (v) => fmt.count(v), '#1f5fa8']];
+  const top = 34, left = W < 400 ? 70 : 170, right = W < 400 ? 0 : 110;
+  const groupH = (H - top - 10) / Math.max(1, plans.length);
+  metrics.forEach(([name, get, f, color], mi) => {
+    const max = Math.max(1, ...plans.map(get));
+    plans.forEach((p, i) => {
+      const y = top + i * groupH + mi * (groupH * 0.4) + 4;
+      const w = ((W - left - right) * get(p)) / max;
+      if (mi === 0) svg.appendChild(el('text', { x: left - 8, y: y + groupH * 0.4, class: 'tick', 'text-anchor': 'end' }, p.name));
+      svg.appendChild(el('rect', { x: left, y, width: Math.max(1, w), height: groupH * 0.34, fill: color, class: 'cbar' }));
+      const label = f(get(p)) + (mi === 1 ? ' GPUs' : '');
+      if (right > 0) svg.appendChild(el('text', { x: left + w + 6, y: y + groupH * 0.24, class: 'value' }, label));
+      else svg.appendChild(el('text', { x: left + 4, y: y + groupH * 0.24, class: 'value inbar' }, label));
+    });
+  });
+  box.replaceChildren(svg);
+}
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SERIES = [
@@ -477,12 +818,20 @@ function shortCount(g) {
   return String(g);
 }
 
+// The facility power cap of the request on display, in watts (0: none, or not at the meter).
+function capWatts() {
+  const c = (state.request && state.request.constraints) || {};
+  const at = c.power_cap_at || 'POWER_CAP_AT_FACILITY';
+  return at === 'POWER_CAP_AT_FACILITY' || at === 'POWER_CAP_AT_UNSPECIFIED' ? Number(c.power_cap_watts || 0) : 0;
+}
+
 function drawChart() {
+  if (state.mode === 'compare') return;
   const box = $('chart');
-  const W = Math.max(320, box.clientWidth), H = Math.max(240, box.clientHeight);
+  const W = Math.max(120, box.clientWidth), H = Math.max(240, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
   const rows = state.chartRows;
-  const m = { left: 100, right: 122, top: 22, bottom: 40 };
+  const m = W < 480 ? { left: 84, right: 92, top: 22, bottom: 40 } : { left: 100, right: 122, top: 22, bottom: 40 };
   const plotW = W - m.left - m.right;
   const gap = 14;
   const avail = H - m.top - m.bottom - 2 * gap;
@@ -502,7 +851,7 @@ function drawChart() {
     const values = [];
     for (const s of series) for (const r of rows) values.push(s.get(r));
     if (markerRow) for (const s of series) values.push(s.get(markerRow));
-    if (i === 2 && state.mode === 'fits' && state.powerMw > 0) values.push(state.powerMw * 1e6);
+    if (i === 2 && state.mode === 'fits' && capWatts() > 0) values.push(capWatts());
     let lo, hi;
     if (p.log) {
       [lo, hi] = decadeRange(values);
@@ -542,8 +891,8 @@ function drawChart() {
       g.appendChild(el('path', { d, class: 'line ' + s.cls }));
     }
     // the power cap, in "what fits"
-    if (i === 2 && state.mode === 'fits' && state.powerMw > 0) {
-      const cap = state.powerMw * 1e6;
+    if (i === 2 && state.mode === 'fits' && capWatts() > 0) {
+      const cap = capWatts();
       if (cap >= lo && cap <= hi) {
         const cy = y(cap);
         g.appendChild(el('line', { x1: m.left, y1: cy, x2: m.left + plotW, y2: cy, class: 'cap' }));
@@ -629,64 +978,92 @@ function syncGpus(fromSlider) {
   setSliderLabel('gpus-slider', /^\d+$/.test(state.gpus) ? fmt.count(state.gpus) + ' GPUs' : state.gpus);
 }
 
-function syncPower(fromSlider) {
-  if (fromSlider) {
-    state.powerMw = logFromPos($('power-slider').value, POWER_RANGE) / 1e6;
-    $('power-input').value = state.powerMw;
-  } else {
-    state.powerMw = parseFloat($('power-input').value);
-    if (state.powerMw > 0) $('power-slider').value = posFromLog(state.powerMw * 1e6, POWER_RANGE);
-  }
-  setSliderLabel('power-slider', fmt.power(state.powerMw * 1e6));
+// Reading the text the sliders write (the server reads every text; this only moves sliders).
+const SI = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, B: 1e9, T: 1e12 };
+function parsePower(t) {
+  const m = /^\s*([0-9.]+(?:e[+-]?\d+)?)\s*(([kMGT]?)W)?\s*$/.exec(t);
+  if (!m) return NaN;
+  const v = Number(m[1]) * SI[m[3] || ''];
+  return m[2] || v === 0 ? v : NaN;  // a bare number needs its unit (as --power does), but 0 is 0
+}
+function parseMoney(t) {
+  const m = /^\s*\$?\s*([0-9.]+(?:e[+-]?\d+)?)\s*([kKMBT]?)\s*(USD)?\s*$/.exec(t);
+  return m ? Number(m[1]) * SI[m[2]] : NaN;
+}
+function parsePrice(t) {
+  const m = /^\s*([0-9.]+)\s*(USD\/kWh)?\s*$/.exec(t);
+  return m ? Number(m[1]) : NaN;
+}
+function powerText(w) { return w >= 1e9 ? Number((w / 1e9).toPrecision(3)) + 'GW' : Number((w / 1e6).toPrecision(3)) + 'MW'; }
+function moneyText(usd) { return usd >= 1e9 ? '$' + Number((usd / 1e9).toPrecision(3)) + 'B' : '$' + Number((usd / 1e6).toPrecision(3)) + 'M'; }
+
+// A slider shows its text field's value, the preset's when the field is empty; a text it cannot
+// show (0, nonsense) greys it out and says so, never leaving it at a value that is not in force.
+function syncSlider(slider, text, value, toPos, label, presetValue, emptyLabel) {
+  const s = $(slider);
+  const t = text.trim();
+  let v = t === '' ? presetValue : value;
+  const shown = v > 0 && Number.isFinite(v);
+  s.classList.toggle('unsynced', !shown);
+  if (shown) s.value = toPos(v);
+  setSliderLabel(slider, t === '' ? emptyLabel : shown ? label(v) : 'not shown: ' + t);
 }
 
-function syncBudget(fromSlider) {
-  state.budgetOn = $('budget-on').checked;
-  $('budget-slider').disabled = !state.budgetOn;
-  $('budget-input').disabled = !state.budgetOn;
-  if (fromSlider) {
-    state.budgetM = logFromPos($('budget-slider').value, BUDGET_RANGE) / 1e6;
-    $('budget-input').value = state.budgetM;
-  } else {
-    state.budgetM = parseFloat($('budget-input').value);
-    if (state.budgetM > 0) $('budget-slider').value = posFromLog(state.budgetM * 1e6, BUDGET_RANGE);
-  }
-  setSliderLabel('budget-slider', state.budgetOn ? fmt.money(state.budgetM * 1e6) : 'no budget');
+function presetNumber(path) {
+  let o = state.preset || {};
+  for (const part of path.split('.')) o = o && o[part];
+  return o === undefined || o === null ? 0 : Number(o);
 }
 
-function syncPue(fromSlider) {
-  if (fromSlider) {
-    $('pue-input').value = $('pue-slider').value;
-  } else if (Number.isFinite(parseFloat($('pue-input').value))) {
-    $('pue-slider').value = $('pue-input').value;
-  }
-  state.pue = parseFloat($('pue-input').value);
-  setSliderLabel('pue-slider', 'PUE ' + $('pue-input').value);
+function syncSliders() {
+  const pt = $('power-input').value;
+  const pv = presetNumber('constraints.power_cap_watts');
+  syncSlider('power-slider', pt, parsePower(pt), (v) => posFromLog(v, POWER_RANGE), fmt.power, pv,
+    pv > 0 ? 'preset: ' + fmt.power(pv) : 'no power cap');
+  setText('power-hint', pt.trim() === '' ? (pv > 0 ? 'empty: the preset\'s ' + fmt.power(pv) : 'empty: no power cap')
+    : parsePower(pt) === 0 ? '0 is not a cap: leave it empty for none' : '');
+  const bt = $('budget-input').value;
+  const bv = presetNumber('constraints.budget_usd');
+  syncSlider('budget-slider', bt, parseMoney(bt), (v) => posFromLog(v, BUDGET_RANGE), fmt.money, bv,
+    bv > 0 ? 'preset: ' + fmt.money(bv) : 'no budget');
+  const ut = $('pue-input').value;
+  syncSlider('pue-slider', ut, Number(ut), (v) => v, (v) => 'PUE ' + v, presetNumber('site.pue') || 1, 'preset PUE');
+  const et = $('price-input').value;
+  const ev = presetNumber('costs.electricity_usd_per_kwh');
+  syncSlider('price-slider', et, parsePrice(et), (v) => v, fmt.usdPerKwh, ev, 'preset: ' + fmt.usdPerKwh(ev));
 }
 
-function syncPrice(fromSlider) {
-  if (fromSlider) {
-    $('price-input').value = $('price-slider').value;
-  } else if (Number.isFinite(parseFloat($('price-input').value))) {
-    $('price-slider').value = $('price-input').value;
-  }
-  state.price = parseFloat($('price-input').value);
-  setSliderLabel('price-slider', Number.isFinite(state.price) ? fmt.usdPerKwh(state.price) : '');
+// Empty fields show what applies instead: the preset's value.
+function showPlaceholders() {
+  const p = state.preset || {};
+  const ph = {
+    'pue-input': p.site && p.site.pue !== undefined ? 'preset: ' + p.site.pue : 'preset\'s',
+    'annual-pue': p.site && p.site.annual_pue ? 'preset: ' + p.site.annual_pue : 'from cooling',
+    'price-input': 'preset: ' + fmt.usdPerKwh(presetNumber('costs.electricity_usd_per_kwh')),
+    'power-input': presetNumber('constraints.power_cap_watts') > 0 ? 'preset: ' + powerText(presetNumber('constraints.power_cap_watts')) : 'no cap',
+    'budget-input': presetNumber('constraints.budget_usd') > 0 ? 'preset: ' + moneyText(presetNumber('constraints.budget_usd')) : 'no budget',
+    'max-gpus': presetNumber('constraints.max_gpus') > 0 ? 'preset: ' + presetNumber('constraints.max_gpus') : 'no cap',
+    'max-buildings': 'preset\'s', 'provisioning-margin': 'preset\'s', 'horizon': 'preset\'s',
+    'wacc': 'preset\'s', 'facility-cost': 'preset\'s', 'it-life': 'preset\'s',
+    'gpu-price': presetNumber('hardware.accelerator.price_usd') > 0 ? 'preset: ' + fmt.money(presetNumber('hardware.accelerator.price_usd')) : 'not priced',
+    'server-price': presetNumber('hardware.server.price_usd') > 0 ? 'preset: ' + fmt.money(presetNumber('hardware.server.price_usd')) : 'not priced',
+  };
+  for (const id in ph) $(id).placeholder = ph[id];
 }
 
 function setMode(mode) {
   state.mode = mode;
-  document.body.classList.toggle('mode-scale', mode === 'scale');
-  document.body.classList.toggle('mode-fits', mode === 'fits');
+  for (const m of ['scale', 'fits', 'compare']) document.body.classList.toggle('mode-' + m, mode === m);
   $('mode-' + mode).checked = true;
   state.chartMax = MAX_SLIDER_GPUS;
+  state.chartRows = [];
   setText('marker-what', mode === 'scale' ? 'slider position' : 'largest cluster that fits');
   solve();
-  refreshChart();
 }
 
 async function loadPreset(name) {
   state.presetName = name;
+  $('preset').value = name;
   const summary = state.presets.find((p) => p.name === name);
   setText('preset-summary', summary ? summary.summary : '');
   try {
@@ -697,32 +1074,23 @@ async function loadPreset(name) {
     showError(e);
     return;
   }
-  const pue = state.preset.site && state.preset.site.pue !== undefined ? Number(state.preset.site.pue) : 1.3;
-  $('pue-input').value = pue;
-  syncPue(false);
-  const price = state.preset.costs ? Number(state.preset.costs.electricity_usd_per_kwh || 0) : 0;
-  $('price-input').value = price;
-  syncPrice(false);
+  showPlaceholders();
+  syncSliders();
   state.chartMax = MAX_SLIDER_GPUS;
-  solve();
-  refreshChart();
+  state.chartRows = [];
+  await solve();
 }
 
-function download(filename, text) {
+function download(filename, text, type) {
   const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  a.href = URL.createObjectURL(new Blob([text], { type: type || 'application/json' }));
   a.download = filename;
   document.body.appendChild(a);
   a.click();
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 
-async function copyRequest() {
-  updateRequestText();
-  const area = $('request-json');
-  const text = area.value;
-  area.focus();
-  area.select();
+async function copyText(text, area) {
   let ok = false;
   try {
     if (navigator.clipboard) {
@@ -730,64 +1098,196 @@ async function copyRequest() {
       ok = true;
     }
   } catch (e) { ok = false; }
-  if (!ok) {
+  if (!ok && area) {
+    area.focus();
+    area.select();
     try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
   }
+  return ok;
+}
+
+async function copyRequest() {
+  const area = $('request-json');
+  const ok = await copyText(area.value, area);
   setText('copy-status', ok ? 'copied' : 'the clipboard is not available: the text below is selected, copy it by hand');
   setTimeout(() => setText('copy-status', ''), 4000);
 }
 
+async function copyLink() {
+  saveUrl();
+  const ok = await copyText(location.href, null);
+  setText('copy-status', ok ? 'link copied' : 'the link is in the address bar');
+  setTimeout(() => setText('copy-status', ''), 4000);
+}
+
+// The Plan on display (in "scale a cluster", the plan `dcplan fit --request` gives for the
+// request shown: the preset with a GPU cap at the slider's size).
+async function planOnDisplay() {
+  if (state.mode === 'fits' && state.plan) return state.plan;
+  const shown = JSON.parse($('request-json').value || 'null');
+  if (!shown) return null;
+  return api('POST', '/v1/plan', shown);
+}
+
 async function downloadPlan() {
-  // The Plan `dcplan fit --request` gives for the request on display.
-  let plan = state.mode === 'fits' ? state.plan : null;
   try {
-    if (!plan) plan = await api('POST', '/v1/plan', currentRequest());
+    if (state.mode === 'compare') {
+      download('comparison.json', JSON.stringify(state.comparison, null, 1) + '\n');
+      return;
+    }
+    const plan = await planOnDisplay();
+    download((state.presetName || 'plan') + '-plan.json', JSON.stringify(plan, null, 1) + '\n');
   } catch (e) {
     showError(e);
-    return;
   }
-  download((state.presetName || 'plan') + '-plan.json', JSON.stringify(plan, null, 1) + '\n');
 }
 
-function bind(id, fn) {
-  $(id).addEventListener('input', () => { fn(); solve(); });
+// One CSV row with the columns of `dcplan fit --format=csv` (the server writes it from the one
+// headline table, planner/sweep/headline.h).
+async function downloadCsv() {
+  try {
+    let csv;
+    if (state.mode === 'compare') {
+      csv = await api('POST', '/v1/csv', { plans: (state.comparison || {}).plans || [] }, true);
+    } else {
+      const plan = await planOnDisplay();
+      csv = await api('POST', '/v1/csv', { plans: [plan] }, true);
+    }
+    $('download-csv').dataset.last = csv;
+    download((state.mode === 'compare' ? 'comparison' : state.presetName || 'plan') + '.csv', csv, 'text/csv');
+  } catch (e) {
+    showError(e);
+  }
 }
+
+function chartSvgText() {
+  const svg = $('chart').querySelector('svg');
+  if (!svg) return '';
+  const copy = svg.cloneNode(true);
+  copy.setAttribute('xmlns', SVG_NS);
+  // The page's stylesheet rules for the chart, inlined so the file stands alone.
+  const style = document.createElementNS(SVG_NS, 'style');
+  style.textContent = CHART_STYLE;
+  copy.insertBefore(style, copy.firstChild);
+  const bg = el('rect', { x: 0, y: 0, width: '100%', height: '100%', fill: '#ffffff' });
+  copy.insertBefore(bg, style.nextSibling);
+  return new XMLSerializer().serializeToString(copy);
+}
+
+function downloadSvg() {
+  download('dcplan-chart.svg', chartSvgText(), 'image/svg+xml');
+}
+
+async function downloadPng() {
+  const text = chartSvgText();
+  const svg = $('chart').querySelector('svg');
+  if (!svg) return;
+  const w = Number(svg.getAttribute('width')), h = Number(svg.getAttribute('height'));
+  const img = new Image();
+  const url = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(text);
+  await new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = url; });
+  const canvas = document.createElement('canvas');
+  canvas.width = 2 * w;
+  canvas.height = 2 * h;
+  const ctx = canvas.getContext('2d');
+  ctx.scale(2, 2);
+  ctx.drawImage(img, 0, 0);
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = 'dcplan-chart.png';
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
+const CHART_STYLE = `
+text { font-family: system-ui, "DejaVu Sans", Arial, sans-serif; }
+.frame { fill: #fbfbfa; stroke: #d9dde1; } .grid { stroke: #e7e9ec; stroke-width: 1; }
+.tick { font-size: 11px; fill: #5e6873; } .axis { font-size: 12px; fill: #1d2329; font-weight: 600; }
+.line { fill: none; stroke-width: 2.2; } .value { font-size: 11.5px; font-weight: 600; }
+.marker { stroke: #20303f; stroke-width: 1.2; stroke-dasharray: 4 3; }
+.marker-label { font-size: 12px; font-weight: 700; fill: #20303f; } .dot { stroke: #fff; stroke-width: 1.5; }
+.cap { stroke: #20303f; stroke-width: 1.2; stroke-dasharray: 2 3; } .cap-label { font-size: 11px; fill: #20303f; }
+.s-peak { stroke: #1f5fa8; fill: #1f5fa8; } .s-realized { stroke: #d9691f; fill: #d9691f; }
+.s-mfu { stroke: #2e8b57; fill: #2e8b57; } .s-it { stroke: #7b4bb3; fill: #7b4bb3; stroke-dasharray: 6 3; }
+.s-facility { stroke: #c0392b; fill: #c0392b; } path.line { fill: none; } text.value, text.s-it { stroke: none; }
+.cbar { stroke: none; }`;
+
+function onInput() { syncSliders(); solve(); }
 
 function bindAll() {
-  bind('gpus-slider', () => syncGpus(true));
-  bind('gpus-input', () => syncGpus(false));
-  bind('power-slider', () => syncPower(true));
-  bind('power-input', () => syncPower(false));
-  bind('budget-slider', () => syncBudget(true));
-  bind('budget-input', () => syncBudget(false));
-  $('budget-on').addEventListener('change', () => { syncBudget(false); solve(); });
-  // PUE and the electricity price change the chart too.
-  bind('pue-slider', () => { syncPue(true); refreshChart(); });
-  bind('pue-input', () => { syncPue(false); refreshChart(); });
-  bind('price-slider', () => { syncPrice(true); refreshChart(); });
-  bind('price-input', () => { syncPrice(false); refreshChart(); });
+  $('gpus-slider').addEventListener('input', () => { syncGpus(true); solve(); });
+  $('gpus-input').addEventListener('input', () => { syncGpus(false); solve(); });
+  $('power-slider').addEventListener('input', () => {
+    $('power-input').value = powerText(logFromPos($('power-slider').value, POWER_RANGE));
+    onInput();
+  });
+  $('budget-slider').addEventListener('input', () => {
+    $('budget-input').value = moneyText(logFromPos($('budget-slider').value, BUDGET_RANGE));
+    onInput();
+  });
+  $('pue-slider').addEventListener('input', () => { $('pue-input').value = $('pue-slider').value; onInput(); });
+  $('price-slider').addEventListener('input', () => {
+    $('price-input').value = Number($('price-slider').value) + ' USD/kWh';
+    onInput();
+  });
+  for (const [, id] of FLAGS) {
+    const e = $(id);
+    e.addEventListener(e.tagName === 'SELECT' ? 'change' : 'input', onInput);
+  }
+  $('set-lines').addEventListener('input', onInput);
+  $('edit-lines').addEventListener('input', onInput);
+  $('uncertain-lines').addEventListener('input', onInput);
+  $('sensitivity').addEventListener('change', onInput);
+  for (let i = 1; i <= 4; ++i) $('compare-' + i).addEventListener('change', onInput);
   $('preset').addEventListener('change', (e) => loadPreset(e.target.value));
   $('mode-scale').addEventListener('change', () => setMode('scale'));
   $('mode-fits').addEventListener('change', () => setMode('fits'));
+  $('mode-compare').addEventListener('change', () => setMode('compare'));
   $('copy-request').addEventListener('click', copyRequest);
+  $('copy-link').addEventListener('click', copyLink);
   $('download-plan').addEventListener('click', downloadPlan);
+  $('download-csv').addEventListener('click', downloadCsv);
+  $('download-svg').addEventListener('click', downloadSvg);
+  $('download-png').addEventListener('click', downloadPng);
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(drawChart, 50);
+    resizeTimer = setTimeout(() => (state.mode === 'compare' ? drawCompareChart() : drawChart()), 50);
   });
+}
+
+// The page's state from its URL: the CLI's flags by name (see stateUrl).
+function readUrl(params) {
+  const has = [...params.keys()].length > 0;
+  const mode = params.has('compare') ? 'compare' : params.has('gpus') || !has ? 'scale' : 'fits';
+  for (const [flag, id] of FLAGS) {
+    if (!params.has(flag)) continue;
+    const e = $(id), v = params.get(flag);
+    // A select takes any value the CLI takes ("liquid" for direct_liquid, "IT"): an option is added.
+    if (e.tagName === 'SELECT' && ![...e.options].some((o) => o.value === v)) {
+      const o = document.createElement('option');
+      o.value = v;
+      o.textContent = v;
+      e.appendChild(o);
+    }
+    e.value = v;
+  }
+  $('set-lines').value = params.getAll('set').join('\n');
+  $('edit-lines').value = params.getAll('edit').join('\n');
+  $('uncertain-lines').value = params.getAll('uncertain').join('\n');
+  $('sensitivity').checked = params.get('sensitivity') === 'true';
+  if (params.has('gpus') && mode === 'scale') state.gpus = params.get('gpus');
+  const names = (params.get('compare') || '').split(',').filter((n) => n);
+  for (let i = 1; i <= 4; ++i) $('compare-' + i).value = names[i - 1] || '';
+  // `dcplan fit`'s default preset is h100-dgx; the chapter's widget opens on the seed.
+  const preset = params.get('preset') || names[0] || (mode === 'scale' ? 'seed' : 'h100-dgx');
+  return { mode, preset };
 }
 
 async function main() {
   bindAll();
-  document.body.classList.add('mode-scale');
-  $('gpus-input').value = state.gpus;
-  syncGpus(false);
-  $('power-input').value = state.powerMw;
-  syncPower(false);
-  $('budget-input').value = state.budgetM;
-  syncBudget(false);
-  drawChart();
   try {
     const list = await api('GET', '/v1/presets');
     state.presets = list.presets || [];
@@ -803,11 +1303,29 @@ async function main() {
     o.title = p.summary;
     select.appendChild(o);
   }
-  const first = state.presets.some((p) => p.name === 'seed') ? 'seed' : (state.presets[0] || {}).name;
-  if (first) {
-    select.value = first;
-    await loadPreset(first);
+  for (let i = 1; i <= 4; ++i) {
+    const c = $('compare-' + i);
+    const none = document.createElement('option');
+    none.value = '';
+    none.textContent = i <= 2 ? 'pick a preset' : '(none)';
+    c.appendChild(none);
+    for (const p of state.presets) {
+      const o = document.createElement('option');
+      o.value = p.name;
+      o.textContent = p.name;
+      c.appendChild(o);
+    }
   }
+  const { mode, preset } = readUrl(new URLSearchParams(location.search));
+  $('gpus-input').value = state.gpus;
+  syncGpus(false);
+  state.mode = mode;
+  for (const m of ['scale', 'fits', 'compare']) document.body.classList.toggle('mode-' + m, mode === m);
+  $('mode-' + mode).checked = true;
+  setText('marker-what', mode === 'scale' ? 'slider position' : 'largest cluster that fits');
+  const known = state.presets.some((p) => p.name === preset);
+  if (!known) showError({ error: 'unknown preset "' + preset + '" in the link' });
+  await loadPreset(known ? preset : 'seed');
   document.body.dataset.ready = 'true';
 }
 
