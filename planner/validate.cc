@@ -722,6 +722,8 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
   if (request.has_workload()) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
+    DCPLAN_RETURN_IF_ERROR(ValidatePrecisionOnHardware(request.workload(), request.hardware(),
+                                                       "workload", "hardware"));
   }
   DCPLAN_RETURN_IF_ERROR(ValidateSources(request));
   return ValidateNothingIgnored(request);

@@ -63,8 +63,11 @@ std::string TrainingTable(const TrainingPlan& t) {
           ? absl::StrCat("best of ", units::FormatCount(t.configurations_evaluated()), " searched")
           : "as given");
   absl::StrAppendFormat(
-      &s, "  MFU           %s (HFU %s), %s realized\n", Pct(t.mfu()), Pct(t.hfu()),
-      units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2));
+      &s, "  MFU           %s (HFU %s), %s realized%s\n", Pct(t.mfu()), Pct(t.hfu()),
+      units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2),
+      t.mfu_at_precision_peak() > 0 && t.mfu_at_precision_peak() != t.mfu()
+          ? absl::StrCat("; ", Pct(t.mfu_at_precision_peak()), " of the FP8 peak")
+          : "");
   absl::StrAppendFormat(
       &s,
       "  goodput       %s of wall time (effective MFU %s): an interruption every %s, checkpoint "

@@ -126,9 +126,11 @@ absl::StatusOr<SoftwareGeneration> ParseGeneration(const Row& row) {
   if (s == "megatron_2021") return SOFTWARE_MEGATRON_2021;
   if (s == "megatron_2022") return SOFTWARE_MEGATRON_2022;
   if (s == "current") return SOFTWARE_CURRENT;
+  if (s == "megatron_2024") return SOFTWARE_MEGATRON_2024;
   return row.Error(
       "software",
-      absl::StrCat("expected megatron_2021, megatron_2022 or current, got \"", s, "\""));
+      absl::StrCat("expected megatron_2021, megatron_2022, megatron_2024 or current, got \"", s,
+                   "\""));
 }
 
 // The setup row's fields go into the run's workload and hardware.
