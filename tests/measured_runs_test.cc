@@ -4,10 +4,12 @@
 // the A100 rows, h100-dgx for the H100 rows), against the published MFU in the PaLM convention.
 // Prints the table in sample and leave-one-out (each row predicted by the fit to the others) and
 // holds rows to bounds:
-//   - A100: 3.0 MFU points for the benchmark runs (Narayanan) and BLOOM; 4.0 for MT-NLG, a
-//   production
-//     run whose three rows imply a per-step overhead of ~3.6 s no term of the model explains
-//     (Narayanan's benchmark of the same 530B model has none).
+//   - A100: 3.0 MFU points for BLOOM, 4.0 for the benchmark runs (Narayanan: the 1T row on 64
+//     pipeline stages is the worst, -3.8) and 4.5 for MT-NLG, a production run whose three rows
+//     imply a per-step overhead no term of the model explains (Narayanan's benchmark of the same
+//     530B model has none). Issue 19 fits one constant per family (BoundsForGpu), not five: the
+//     in-sample errors grew (RMS 1.85 -> 2.18) while the leave-one-source-out error fell (4.03 ->
+//     3.62, tests/leave_one_source_out_test.cc), so the row bounds were widened by 0.5.
 //   - H100: 3.0 points for every row (Llama 3 405B, Nemotron-4 340B, Nemotron-4 15B). Llama 3's
 //     131,072-token row is a check only (Meta does not say how it counts attention FLOPs at that
 //     length); it must run as given.
@@ -49,8 +51,8 @@ EfficiencyCalibration ShippedCalibration(const std::string& gpu = kA100) {
 }
 
 double BoundPoints(const MeasuredRun& run) {
-  if (run.source == "mtnlg2022") return 4.0;
-  if (run.source == "narayanan2021_t1") return 3.5;
+  if (run.source == "mtnlg2022") return 4.5;
+  if (run.source == "narayanan2021_t1") return 4.0;
   return 3.0;
 }
 
@@ -98,12 +100,14 @@ double CheckTable(const std::string& gpu) {
 
 TEST(MeasuredRuns, A100RowsWithinTheirBounds) {
   ASSERT_EQ(FitRows(kA100).size(), 14u);
-  EXPECT_LE(CheckTable(kA100), 2.0);
+  EXPECT_LE(CheckTable(kA100), 2.5);  // 2.18 with the one-constant fit
 }
 
 TEST(MeasuredRuns, H100RowsWithinTheirBounds) {
   ASSERT_EQ(FitRows(kH100).size(), 8u);
-  EXPECT_LE(CheckTable(kH100), 1.0);
+  // 1.30 with the one-constant fit: near the ~2-point noise floor of published tables, not below
+  // it (the five-constant fit's 0.12 had learned the rows).
+  EXPECT_LE(CheckTable(kH100), 1.5);
 }
 
 TEST(MeasuredRuns, Llama3LongContextRowRunsAsGiven) {
