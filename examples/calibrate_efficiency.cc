@@ -63,7 +63,8 @@ std::pair<int, std::string> FittedNames(const dcplan::FitBounds& bounds) {
 
 // Prints the fit of `runs` (one GPU type) as a calibration block, every run's error in sample and
 // left out, and where each run's step goes.
-int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) {
+int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all,
+           dcplan::EfficiencyCalibration* fitted) {
   std::vector<dcplan::MeasuredRun> fit_runs, checks;
   for (const dcplan::MeasuredRun& r : dcplan::RunsOnGpu(all, gpu)) {
     (dcplan::IsCheckOnlyRun(r) ? checks : fit_runs).push_back(r);
@@ -86,6 +87,7 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
     return 1;
   }
   const dcplan::EfficiencyCalibration& c = fit->calibration;
+  *fitted = c;
   // The fused attention kernel's speed is a fact of the runs' software on this GPU (their setup
   // rows), not fitted: printed so the block is complete.
   std::string attention;
@@ -176,6 +178,40 @@ int Report(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all) 
   return 0;
 }
 
+// Prints the check rows of a GPU type no run is fitted on (B200, GB200) under `carried`, the
+// constants its presets carry over (the H100 fit): they judge the model, they do not move it.
+void PrintCarriedChecks(const std::string& gpu, const std::vector<dcplan::MeasuredRun>& all,
+                        const dcplan::EfficiencyCalibration& carried) {
+  const std::vector<dcplan::MeasuredRun> rows = dcplan::RunsOnGpu(all, gpu);
+  std::cout << absl::StrFormat(
+      "# %s: no run fitted; %d check row(s) under the H100-SXM5 fit (carried, as the presets "
+      "do)
+      ",
+      gpu,
+      rows.size());
+  std::cout << absl::StrFormat(
+      "%-22s %5s %12s %6s %6s %6s %9s
+      ", " source ", " gpus
+      ",
+      "tp/cp/pp/dp",
+      "pub", "model", "error", "fp8-peak");
+  for (const dcplan::MeasuredRun& r : rows) {
+    auto e = dcplan::PredictRun(r, carried);
+    if (!e.ok()) {
+      std::cout << r.source << " " << r.gpus << ": " << e.status().message() << "\n";
+      continue;
+    }
+    const dcplan::Parallelism& p = r.workload.parallelism();
+    const double mfu = dcplan::units::InFraction(e->mfu);
+    std::cout << absl::StrFormat("%-22s %5d %12s %5.1f%% %5.1f%% %+6.1f %8.1f%%\n", r.source,
+                                 r.gpus,
+                                 absl::StrCat(p.tp(), "/", p.cp(), "/", p.pp(), "/", p.dp()),
+                                 100 * r.published_mfu, 100 * mfu, 100 * (mfu - r.published_mfu),
+                                 100 * dcplan::units::InFraction(e->mfu_at_precision_peak));
+  }
+  std::cout << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,8 +227,21 @@ int main(int argc, char** argv) {
     const std::string& g = r.hardware.accelerator().name();
     if (std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
   }
+  dcplan::EfficiencyCalibration h100;
+  std::vector<std::string> unfitted;
   for (const std::string& g : gpus) {
-    if (int rc = Report(g, *runs); rc != 0) return rc;
+    dcplan::EfficiencyCalibration fitted;
+    bool any_fit = false;
+    for (const dcplan::MeasuredRun& r : dcplan::RunsOnGpu(*runs, g)) {
+      any_fit = any_fit || !dcplan::IsCheckOnlyRun(r);
+    }
+    if (!any_fit) {
+      unfitted.push_back(g);
+      continue;
+    }
+    if (int rc = Report(g, *runs, &fitted); rc != 0) return rc;
+    if (g == "H100-SXM5") h100 = fitted;
   }
+  for (const std::string& g : unfitted) PrintCarriedChecks(g, *runs, h100);
   return 0;
 }

@@ -23,6 +23,13 @@ rows=$(echo "$out" | grep -c -E "^(narayanan2021_t1|mtnlg2022|bloom2022) ")
 [[ $rows -eq 14 ]] && echo "PASS: 14 A100 rows" || { echo "FAIL: $rows A100 rows"; failures=$((failures + 1)); }
 rows=$(echo "$out" | grep -c -E "^(llama3_2024|llama3_2024_131k|nemotron4_340b_2024|nemotron4_15b_2024) ")
 [[ $rows -eq 9 ]] && echo "PASS: 9 H100 rows" || { echo "FAIL: $rows H100 rows"; failures=$((failures + 1)); }
+# The FP8 check rows of current software: two in the H100 table, four under the carried H100 fit.
+rows=$(echo "$out" | grep -c -E "^nemo2511_fp8")
+[[ $rows -eq 6 ]] && echo "PASS: 6 FP8 check rows" || { echo "FAIL: $rows FP8 check rows"; failures=$((failures + 1)); }
+for want in "B200: no run fitted; 2 check row(s) under the H100-SXM5 fit" \
+    "GB200-NVL72: no run fitted; 2 check row(s) under the H100-SXM5 fit"; do
+  if [[ "$out" == *"$want"* ]]; then echo "PASS: $want"; else echo "FAIL: no [$want]"; failures=$((failures + 1)); fi
+done
 err=$("$BIN" --csv=/nonexistent.csv 2>&1 >/dev/null); rc=$?
 if [[ $rc -ne 0 && "$err" == *"cannot read /nonexistent.csv"* ]]; then echo "PASS: missing file"; else
   echo "FAIL: missing file: rc=$rc [$err]"; failures=$((failures + 1)); fi

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -193,6 +194,23 @@ absl::Status ApplySetup(const Row& row, MeasuredRun* run) {
       return row.Error("norm", absl::StrCat("expected layer_norm or rms_norm, got \"", norm, "\""));
     }
   }
+  // Optional: the multiplies' precision (bf16 or fp8), the FP8 peak and the FP8 scaling.
+  if (row.Has("precision")) {
+    DCPLAN_ASSIGN_OR_RETURN(std::string precision, row.Text("precision"));
+    if (precision == "fp8") {
+      run->workload.set_precision(TRAINING_PRECISION_FP8);
+    } else if (precision != "bf16") {
+      return row.Error("precision", absl::StrCat("expected bf16 or fp8, got \"", precision, "\""));
+    }
+  }
+  if (row.Has("peak_fp8_flops_per_second")) {
+    DCPLAN_ASSIGN_OR_RETURN(double fp8_peak, row.Number("peak_fp8_flops_per_second"));
+    run->hardware.mutable_accelerator()->set_peak_fp8_flops_per_second(fp8_peak);
+  }
+  if (row.Has("fp8_current_scaling")) {
+    DCPLAN_ASSIGN_OR_RETURN(bool current_scaling, row.Bool("fp8_current_scaling"));
+    if (current_scaling) run->workload.mutable_fp8()->set_current_scaling(true);
+  }
   if (row.Has("untied_embeddings")) {
     DCPLAN_ASSIGN_OR_RETURN(bool untied, row.Bool("untied_embeddings"));
     run->workload.set_untied_embeddings(untied);
@@ -280,7 +298,9 @@ FitBounds BoundsForGpu(absl::string_view gpu) {
   return b;
 }
 
-bool IsCheckOnlyRun(const MeasuredRun& run) { return run.source == "llama3_2024_131k"; }
+bool IsCheckOnlyRun(const MeasuredRun& run) {
+  return run.source == "llama3_2024_131k" || absl::StartsWith(run.source, "nemo2511_fp8");
+}
 
 std::vector<MeasuredRun> RunsOnGpu(const std::vector<MeasuredRun>& runs, absl::string_view gpu) {
   std::vector<MeasuredRun> out;
