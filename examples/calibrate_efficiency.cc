@@ -185,16 +185,10 @@ void PrintCarriedChecks(const std::string& gpu, const std::vector<dcplan::Measur
   const std::vector<dcplan::MeasuredRun> rows = dcplan::RunsOnGpu(all, gpu);
   std::cout << absl::StrFormat(
       "# %s: no run fitted; %d check row(s) under the H100-SXM5 fit (carried, as the presets "
-      "do)
-      ",
-      gpu,
-      rows.size());
-  std::cout << absl::StrFormat(
-      "%-22s %5s %12s %6s %6s %6s %9s
-      ", " source ", " gpus
-      ",
-      "tp/cp/pp/dp",
-      "pub", "model", "error", "fp8-peak");
+      "do)\n",
+      gpu, rows.size());
+  std::cout << absl::StrFormat("%-22s %5s %12s %6s %6s %6s %9s\n", "source", "gpus", "tp/cp/pp/dp",
+                               "pub", "model", "error", "fp8-peak");
   for (const dcplan::MeasuredRun& r : rows) {
     auto e = dcplan::PredictRun(r, carried);
     if (!e.ok()) {
