@@ -83,6 +83,8 @@ constexpr FieldAlias kAliases[] = {
     {"virtual_stages", "workload.parallelism.virtual_stages"},
     {"recompute", "workload.parallelism.recompute"},
     {"software", "workload.framework.generation"},
+    {"precision", "workload.precision"},
+    {"block", "workload.block.style"},
     {"gpu_mtbi_hours", "workload.reliability.gpu_mtbi_hours"},
     {"server_mtbi_hours", "workload.reliability.server_mtbi_hours"},
 };

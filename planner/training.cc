@@ -70,6 +70,7 @@ TrainingPlan ToTrainingPlan(const WorkloadModel& w, const TrainingHardware& hw,
   t.set_configurations_evaluated(static_cast<uint64_t>(r.evaluated));
   t.set_mfu(units::InFraction(e.mfu));
   t.set_hfu(units::InFraction(e.hfu));
+  t.set_mfu_at_precision_peak(units::InFraction(e.mfu_at_precision_peak));
   t.set_step_time_seconds(InSeconds(e.step));
   const double tokens_per_step =
       static_cast<double>(w.global_batch) * static_cast<double>(w.seq_len);

@@ -768,6 +768,8 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
   if (request.has_workload()) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
+    DCPLAN_RETURN_IF_ERROR(ValidatePrecisionOnHardware(request.workload(), request.hardware(),
+                                                       "workload", "hardware"));
   } else if (request.efficiency().has_reference_workload()) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
   }

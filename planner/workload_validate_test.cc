@@ -304,5 +304,33 @@ TEST(ValidateRequest, ChecksTheWorkloadAndTheHardwareItNeeds) {
                        HasSubstr("hardware.calibration.kernel_efficiency must be in (0, 1]")));
 }
 
+TEST(ValidateWorkload, ChecksBlockAndPrecisionEnumsAndTheFp8Peak) {
+  EXPECT_THAT(Check("block { style: BLOCK_STYLE_LLAMA norm: NORM_LAYER_NORM rotary: false } "
+                    "precision: TRAINING_PRECISION_FP8 fp8 { current_scaling: true }"),
+              IsOk());
+  Workload w = With("");
+  w.mutable_block()->set_style(static_cast<BlockStyle>(9));
+  EXPECT_THAT(ValidateWorkload(w, "workload"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.block.style must be a known BlockStyle value, got 9"));
+  w = With("");
+  w.set_precision(static_cast<TrainingPrecision>(7));
+  EXPECT_THAT(ValidateWorkload(w, "workload"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "workload.precision must be a known TrainingPrecision value, got 7"));
+  // FP8 multiplies need the accelerator's FP8 peak.
+  Hardware h;
+  EXPECT_THAT(ValidatePrecisionOnHardware(With("precision: TRAINING_PRECISION_FP8"), h, "workload",
+                                          "hardware"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "workload.precision FP8 needs "
+                       "hardware.accelerator.peak_fp8_flops_per_second > 0, got 0 (unknown)"));
+  h.mutable_accelerator()->set_peak_fp8_flops_per_second(1979e12);
+  EXPECT_THAT(ValidatePrecisionOnHardware(With("precision: TRAINING_PRECISION_FP8"), h, "workload",
+                                          "hardware"),
+              IsOk());
+  EXPECT_THAT(ValidatePrecisionOnHardware(With(""), Hardware(), "workload", "hardware"), IsOk());
+}
+
 }  // namespace
 }  // namespace dcplan

@@ -4,10 +4,12 @@
 // the A100 rows, h100-dgx for the H100 rows), against the published MFU in the PaLM convention.
 // Prints the table in sample and leave-one-out (each row predicted by the fit to the others) and
 // holds rows to bounds:
-//   - A100: 3.0 MFU points for the benchmark runs (Narayanan) and BLOOM; 4.0 for MT-NLG, a
-//   production
-//     run whose three rows imply a per-step overhead of ~3.6 s no term of the model explains
-//     (Narayanan's benchmark of the same 530B model has none).
+//   - A100: 3.0 MFU points for BLOOM, 4.0 for the benchmark runs (Narayanan: the 1T row on 64
+//     pipeline stages is the worst, -3.8) and 4.5 for MT-NLG, a production run whose three rows
+//     imply a per-step overhead no term of the model explains (Narayanan's benchmark of the same
+//     530B model has none). Issue 19 fits one constant per family (BoundsForGpu), not five: the
+//     in-sample errors grew (RMS 1.85 -> 2.18) while the leave-one-source-out error fell (4.03 ->
+//     3.62, tests/leave_one_source_out_test.cc), so the row bounds were widened by 0.5.
 //   - H100: 3.0 points for every row (Llama 3 405B, Nemotron-4 340B, Nemotron-4 15B). Llama 3's
 //     131,072-token row is a check only (Meta does not say how it counts attention FLOPs at that
 //     length); it must run as given.
@@ -49,8 +51,8 @@ EfficiencyCalibration ShippedCalibration(const std::string& gpu = kA100) {
 }
 
 double BoundPoints(const MeasuredRun& run) {
-  if (run.source == "mtnlg2022") return 4.0;
-  if (run.source == "narayanan2021_t1") return 3.5;
+  if (run.source == "mtnlg2022") return 4.5;
+  if (run.source == "narayanan2021_t1") return 4.0;
   return 3.0;
 }
 
@@ -98,12 +100,14 @@ double CheckTable(const std::string& gpu) {
 
 TEST(MeasuredRuns, A100RowsWithinTheirBounds) {
   ASSERT_EQ(FitRows(kA100).size(), 14u);
-  EXPECT_LE(CheckTable(kA100), 2.0);
+  EXPECT_LE(CheckTable(kA100), 2.5);  // 2.18 with the one-constant fit
 }
 
 TEST(MeasuredRuns, H100RowsWithinTheirBounds) {
   ASSERT_EQ(FitRows(kH100).size(), 8u);
-  EXPECT_LE(CheckTable(kH100), 1.0);
+  // 1.30 with the one-constant fit: near the ~2-point noise floor of published tables, not below
+  // it (the five-constant fit's 0.12 had learned the rows).
+  EXPECT_LE(CheckTable(kH100), 1.5);
 }
 
 TEST(MeasuredRuns, Llama3LongContextRowRunsAsGiven) {
@@ -112,7 +116,7 @@ TEST(MeasuredRuns, Llama3LongContextRowRunsAsGiven) {
   // instead of PaLM's 12 l s h), its 38% is 38 x 5.67e12 / 4.05e12 = 53% in the PaLM convention.
   int rows = 0;
   for (const MeasuredRun& run : RunsOnGpu(Runs(), kH100)) {
-    if (!IsCheckOnlyRun(run)) continue;
+    if (run.source != "llama3_2024_131k") continue;
     const auto e = PredictRun(run, ShippedCalibration(kH100));
     ASSERT_THAT(e.status(), IsOk());
     std::printf(
@@ -124,6 +128,40 @@ TEST(MeasuredRuns, Llama3LongContextRowRunsAsGiven) {
     ++rows;
   }
   EXPECT_EQ(rows, 1);
+}
+
+TEST(MeasuredRuns, Fp8ChecksOfCurrentSoftwareRunAsGiven) {
+  // NeMo 25.11's FP8 (current scaling) Llama rows on H100, B200 and GB200 (check rows, never
+  // fitted), under the H100 fit the h100-dgx, b200-dgx and gb200-nvl72 presets carry. Each runs as
+  // published; MFU is against the BF16 peak and, beside it, against the FP8 peak: the ratio of the
+  // two is the ratio of the peaks (H100 1,979 / 989.4, B200 4,500 / 2,250, GB200 5,000 / 2,500 =
+  // 2). The error is printed and held to a loose 17 points: these judge the model, they are
+  // not its data. Issue 19's model over-predicts every one (+1 to +16 points, worst on the 8B
+  // rows): FP8 multiplies are taken at the BF16 fit's fraction of the FP8 peak, which real FP8
+  // kernels do not reach, and small multiplies lose more to their casts than counted. A known
+  // bias, left visible rather than fitted away.
+  const std::vector<MeasuredRun> all = Runs();
+  int rows = 0;
+  for (const MeasuredRun& run : all) {
+    if (run.source.rfind("nemo2511_fp8", 0) != 0) continue;
+    ASSERT_TRUE(IsCheckOnlyRun(run)) << run.source;
+    EXPECT_EQ(run.workload.precision(), TRAINING_PRECISION_FP8);
+    const auto e = PredictRun(run, ShippedCalibration(kH100));
+    ASSERT_THAT(e.status(), IsOk()) << run.source << " " << run.gpus;
+    const double mfu = units::InFraction(e->mfu);
+    const Accelerator& acc = run.hardware.accelerator();
+    EXPECT_NEAR(units::InFraction(e->mfu_at_precision_peak),
+                mfu * acc.peak_flops_per_second() / acc.peak_fp8_flops_per_second(), 1e-12);
+    std::printf(
+        "check: %s (%s) on %lld GPUs: published %.1f%%, predicted %.1f%% (%+.1f); %.1f%% of "
+        "the FP8 peak\n",
+        run.source.c_str(), acc.name().c_str(), static_cast<long long>(run.gpus),
+        100 * run.published_mfu, 100 * mfu, 100 * (mfu - run.published_mfu),
+        100 * units::InFraction(e->mfu_at_precision_peak));
+    EXPECT_LE(std::abs(mfu - run.published_mfu), 0.17) << run.source << " " << run.gpus;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 6);
 }
 
 TEST(MeasuredRuns, PublishedMfuUsesThePalmConvention) {

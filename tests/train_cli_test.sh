@@ -76,7 +76,10 @@ print(a['mfu'] >= b['mfu'] - 1e-12)")"
 # given, recomputation searched.
 LLAMA=(--preset=h100-dgx --gpus=16384 --params=405e9 --layers=126 --hidden=16384 --heads=128 --kv_heads=8
   --ffn_hidden=53248 --gated_mlp=true --vocab=128256 --seq_len=8192 --global_batch=2048
-  --tp=8 --pp=16 --dp=128 --virtual_stages=8 --micro_batch=1 --train_tokens=15.6T)
+  --tp=8 --pp=16 --dp=128 --virtual_stages=8 --micro_batch=1 --train_tokens=15.6T
+  --block=llama --software=megatron_2024 --set=hardware.calibration.attention_efficiency=0.35)
+# As Meta ran it (issue 19): a Llama-style block on 2023-24 software (no tensor-parallel overlap,
+# FP32 gradient reduction) with FlashAttention-2 (0.35 of peak, as the calibration rows give it).
 "$DCPLAN" train "${LLAMA[@]}" --format=json > "$TMP/llama.json"
 check "llama exit" 0 $?
 check "llama v 8" 8 "$(json_get "$TMP/llama.json" "p['virtual_stages']")"
@@ -93,7 +96,7 @@ check "long exit" 0 $?
 check "long cp" 16 "$(json_get "$TMP/long.json" "p['cp']")"
 expect_error "cp must divide the sequence" "--cp 3 must divide --seq_len (8192)" \
   train --gpus=24 "${SHAPE[@]}" --cp=3
-expect_error "bad software" "--software must be one of megatron_2021, megatron_2022, current; got \"2019\"" \
+expect_error "bad software" "--software must be one of megatron_2021, megatron_2022, current, megatron_2024; got \"2019\"" \
   train --gpus=8 "${SHAPE[@]}" --software=2019
 
 # --- A job too small for its cluster (issue 10): 4 layers, 1 head, 4 sequences: at most 1 x 1 x 4 x 4 =

@@ -64,8 +64,11 @@ std::string TrainingTable(const TrainingPlan& t) {
           ? absl::StrCat("best of ", units::FormatCount(t.configurations_evaluated()), " searched")
           : "as given");
   absl::StrAppendFormat(
-      &s, "  MFU           %s (HFU %s), %s realized\n", Pct(t.mfu()), Pct(t.hfu()),
-      units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2));
+      &s, "  MFU           %s (HFU %s), %s realized%s\n", Pct(t.mfu()), Pct(t.hfu()),
+      units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2),
+      t.mfu_at_precision_peak() > 0 && t.mfu_at_precision_peak() != t.mfu()
+          ? absl::StrCat("; ", Pct(t.mfu_at_precision_peak()), " of the FP8 peak")
+          : "");
   if (t.active_params() > 0 && t.active_params() < t.total_params()) {
     absl::StrAppendFormat(&s,
                           "  experts       %.1fB active of %.1fB parameters (MFU counts the active "

@@ -56,8 +56,15 @@ ABSL_FLAG(std::string, ep, "",
           "expert-parallel degree of a mixture of experts: divides dp and workload.moe.experts "
           "(default: searched)");
 ABSL_FLAG(std::string, software, "",
-          "training software generation: megatron_2021, megatron_2022 or current (default: "
+          "training software generation: megatron_2021, megatron_2022, megatron_2024 or current "
+          "(default: "
           "current; workload.framework.generation)");
+ABSL_FLAG(std::string, precision, "",
+          "precision of the weight multiplies: bf16 or fp8 (default: bf16; workload.precision; fp8 "
+          "needs the accelerator's FP8 peak)");
+ABSL_FLAG(std::string, block, "",
+          "block style: gpt (LayerNorm, biases, dropout) or llama (RMSNorm, no biases or dropout, "
+          "rotary) (default: gpt; workload.block.style)");
 ABSL_FLAG(std::string, gpu_mtbi_hours, "",
           "mean time between job interruptions per GPU, in hours (workload.reliability; default "
           "86000, from Llama 3)");
@@ -101,6 +108,8 @@ const std::vector<std::string>& WorkloadFlagNames() {
                                                           "cp",
                                                           "ep",
                                                           "software",
+                                                          "precision",
+                                                          "block",
                                                           "gpu_mtbi_hours",
                                                           "server_mtbi_hours",
                                                           "params",

@@ -50,7 +50,9 @@ struct MeasuredRun {
 };
 
 // A run printed beside the fit but not fitted: Llama 3's 131,072-token row, whose attention FLOP
-// convention Meta does not state (at that length attention is over half of the PaLM count).
+// convention Meta does not state (at that length attention is over half of the PaLM count), and the
+// FP8 runs of NeMo 25.11's performance table (nemo2511_fp8*: H100, B200, GB200), which judge the
+// FP8 model and the carried-over constants without moving them.
 bool IsCheckOnlyRun(const MeasuredRun& run);
 
 // The runs on one GPU type (the runs file's gpu column, e.g. "A100-80GB", "H100-SXM5").
@@ -111,11 +113,12 @@ struct FitBounds {
   std::vector<double> upper = {1.0, 1000.0, 0.95, 0.95, 10.0};
 };
 
-// The bounds used per GPU type. A100 (14 runs): every constant fitted. H100 (8 runs): the ceiling,
-// the knee and the memory-bound factor fitted; the link efficiencies held at 0.8 (NCCL's measured
-// all-reduce bus bandwidth on DGX H100 is ~360 of 450 GB/s per direction over NVLink and ~40 of
-// 50 GB/s over 400G NDR InfiniBand: nccl-tests figures NVIDIA publishes for DGX H100), since 8 rows
-// cannot pin five constants (the leave-one-out error says so).
+// The bounds used per GPU type. A100 (14 runs) and H100 (8 runs): kernel_efficiency alone is
+// fitted; the knee is held at 0, the memory-bound factor at 1 (the block variant's counted passes
+// at full HBM bandwidth) and the link efficiencies at 0.8 (NCCL's measured all-reduce bus bandwidth
+// on DGX H100 is ~360 of 450 GB/s per direction over NVLink and ~40 of 50 GB/s over 400G NDR
+// InfiniBand: nccl-tests figures NVIDIA publishes). Few runs from few sources cannot pin more: the
+// leave-one-source-out error rose with every constant added. Other GPUs: every constant fitted.
 FitBounds BoundsForGpu(absl::string_view gpu);
 
 // Fits the constants of FitBounds to `runs` (least squares in MFU points) from `base` (which also

@@ -16,8 +16,11 @@ namespace dcplan::defaults {
 
 // Workload.
 inline constexpr uint32_t kPrecisionBytes = 2;  // workload.precision_bytes (bf16)
-inline constexpr uint32_t kGradientBytes = 4;   // workload.gradient_bytes (fp32 reduction)
-inline constexpr uint32_t kFfnMultiple = 4;     // workload.ffn_hidden = 4 x hidden when 0
+inline constexpr uint32_t kGradientBytes = 4;   // workload.gradient_bytes before SOFTWARE_CURRENT
+// workload.gradient_bytes for SOFTWARE_CURRENT: BF16 reduction (Megatron-Core's
+// DistributedDataParallelConfig.grad_reduce_in_fp32 defaults to false).
+inline constexpr uint32_t kCurrentGradientBytes = 2;
+inline constexpr uint32_t kFfnMultiple = 4;  // workload.ffn_hidden = 4 x hidden when 0
 
 // Workload.framework: current Megatron-LM / NeMo practice. flash_attention, sequence_parallel and
 // distributed_optimizer default by framework.generation (workload_model.cc).

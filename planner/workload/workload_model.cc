@@ -240,6 +240,19 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   w.vocab = p.vocab();
   w.seq_len = p.seq_len();
   w.gated_mlp = p.gated_mlp();
+  // The block's variant: the style's defaults (proto BlockStyle), explicit fields win.
+  const Block& block = p.block();
+  const bool llama = block.style() == BLOCK_STYLE_LLAMA;
+  w.biases = block.has_biases() ? block.biases() : !llama;
+  w.dropout = block.has_dropout() ? block.dropout() : !llama;
+  w.rotary = block.has_rotary() ? block.rotary() : llama;
+  w.rms_norm = block.norm() == NORM_UNSPECIFIED ? llama : block.norm() == NORM_RMS_NORM;
+  w.fp8 = p.precision() == TRAINING_PRECISION_FP8;
+  const Fp8Recipe& fp8 = p.fp8();
+  w.fp8_attention = w.fp8 && fp8.attention_in_fp8();
+  w.fp8_output_layer = w.fp8 && fp8.output_layer_in_fp8();
+  w.fp8_current_scaling = w.fp8 && fp8.current_scaling();
+  w.fp8_activations = w.fp8 && (fp8.has_activations_in_fp8() ? fp8.activations_in_fp8() : true);
   w.untied_embeddings = p.untied_embeddings();
   const double output_params = D(w.vocab) * D(w.hidden);
   w.params = p.params() > 0 ? p.params() : ParamsFromShape(p);
@@ -252,22 +265,26 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   }
   w.precision =
       units::Bytes(p.has_precision_bytes() ? p.precision_bytes() : defaults::kPrecisionBytes);
-  w.gradient_element =
-      units::Bytes(p.has_gradient_bytes() ? p.gradient_bytes() : defaults::kGradientBytes);
   w.has_train_tokens = p.train_tokens() > 0;
   w.train_tokens = p.train_tokens();
   const Framework& fw = p.framework();
   w.generation =
       fw.generation() == SOFTWARE_GENERATION_UNSPECIFIED ? SOFTWARE_CURRENT : fw.generation();
-  const bool current = w.generation == SOFTWARE_CURRENT;
+  // SOFTWARE_MEGATRON_2024 is SOFTWARE_CURRENT's feature set with FlashAttention-2, no
+  // tensor-parallel overlap and FP32 gradient reduction.
+  const bool latest = w.generation == SOFTWARE_CURRENT;
+  const bool current = latest || w.generation == SOFTWARE_MEGATRON_2024;
   const bool since_2022 = current || w.generation == SOFTWARE_MEGATRON_2022;
+  w.gradient_element = units::Bytes(p.has_gradient_bytes() ? p.gradient_bytes()
+                                    : latest               ? defaults::kCurrentGradientBytes
+                                                           : defaults::kGradientBytes);
   // The generation's defaults (proto/workload.proto, SoftwareGeneration); explicit fields win.
   w.flash_attention = fw.has_flash_attention() ? fw.flash_attention() : current;
   w.sequence_parallel = fw.has_sequence_parallel() ? fw.sequence_parallel() : since_2022;
   w.distributed_optimizer = fw.has_distributed_optimizer() ? fw.distributed_optimizer() : current;
   w.selective_recompute_available = since_2022;
   w.overlap_tensor_parallel =
-      fw.has_overlap_tensor_parallel() ? fw.overlap_tensor_parallel() : false;
+      fw.has_overlap_tensor_parallel() ? fw.overlap_tensor_parallel() : latest;
   w.overlap_pipeline_sends =
       fw.has_overlap_pipeline_sends() ? fw.overlap_pipeline_sends() : current;
   w.overlap_gradient_sync =
@@ -355,6 +372,7 @@ CalibrationModel BuildCalibration(const EfficiencyCalibration& c) {
 TrainingHardware BuildTrainingHardware(const Hardware& p) {
   TrainingHardware hw;
   hw.peak = units::FlopsPerSecond(p.accelerator().peak_flops_per_second());
+  hw.peak_fp8 = units::FlopsPerSecond(p.accelerator().peak_fp8_flops_per_second());
   hw.hbm = units::Bytes(p.accelerator().hbm_bytes());
   hw.hbm_bandwidth = units::BytesPerSecond(p.accelerator().hbm_bandwidth_bytes_per_second());
   const Network& net = p.network();
@@ -399,6 +417,7 @@ struct StepContext {
   double tok;  // tokens per micro-batch on one GPU
   bool full, selective, partial;
   GemmCost gemm;
+  GemmCost linear;  // the weight multiplies: gemm, or at the FP8 peak with 1-byte operands
   DataRate hbm_rate;
   Link up, out;
   bool no_fabric;
@@ -420,6 +439,9 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   x.partial = c.recompute == RECOMPUTE_PARTIAL;
   x.gemm =
       GemmCost{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units), w.precision};
+  x.linear = w.fp8 ? GemmCost{hw.peak_fp8 * cal.kernel_efficiency, cal.gemm_knee,
+                              D(cal.compute_units), units::Bytes(1.0)}
+                   : x.gemm;
   x.hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
   x.up = Link{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
   // The scale-out link slows by the leaf's oversubscription once a data-parallel group leaves its
@@ -465,16 +487,18 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, cp = x.cp, s = x.s, h = x.h, a = x.a, f = x.f, kv = x.kv, tok = x.tok;
   const GemmCost& gemm = x.gemm;
+  const GemmCost& linear = x.linear;
   LayerKernels k;
   const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
   // A mixture of experts keeps the dense MLP in its dense layers only; its experts' multiplies
   // depend on ep and are added per configuration (ExpertGemms).
-  PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) + WeightGemm(tok, h, h / t, gemm);
+  PassTimes gemms =
+      WeightGemm(tok, (h + 2.0 * kv) / t, h, linear) + WeightGemm(tok, h, h / t, linear);
   if (w.moe.enabled) {
-    gemms = gemms + w.moe.dense_layer_share *
-                        (WeightGemm(tok, up_width / t, h, gemm) + WeightGemm(tok, h, f / t, gemm));
+    gemms = gemms + w.moe.dense_layer_share * (WeightGemm(tok, up_width / t, h, linear) +
+                                               WeightGemm(tok, h, f / t, linear));
   } else {
-    gemms = gemms + WeightGemm(tok, up_width / t, h, gemm) + WeightGemm(tok, h, f / t, gemm);
+    gemms = gemms + WeightGemm(tok, up_width / t, h, linear) + WeightGemm(tok, h, f / t, linear);
   }
   k.dense_forward = gemms.forward;
   k.dense_backward = gemms.backward;
@@ -493,11 +517,13 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
     const double wave = WaveEfficiency(s_q, head, heads_here, D(cal.compute_units));
     if (cal.attention_efficiency > units::Fraction(0.0)) {
       // The fused kernel at its own measured fraction of peak (its softmax between the products
-      // keeps it below the multiplies' ceiling).
-      attn_fwd = 0.5 * (2.0 * one_product) / (hw.peak * cal.attention_efficiency * wave);
+      // keeps it below the multiplies' ceiling); FP8 attention at that fraction of the FP8 peak.
+      const units::ComputeRate attention_peak = w.fp8_attention ? hw.peak_fp8 : hw.peak;
+      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * cal.attention_efficiency * wave);
     } else {
       const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
-      attn_fwd = 0.5 * KernelTime(2.0 * one_product, traffic, wave, gemm);
+      attn_fwd =
+          0.5 * KernelTime(2.0 * one_product, traffic, wave, w.fp8_attention ? linear : gemm);
     }
   } else {
     attn_fwd = GemmTime(one_product, s_q, s, head, heads_here, gemm) +
@@ -505,7 +531,8 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   }
   k.attention_forward = attn_fwd;
   // The output layer and loss (last stage): a tok x h by h x V / t multiply.
-  const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
+  const PassTimes out_gemm =
+      WeightGemm(x.tok, x.vocab / x.t, x.h, w.fp8_output_layer ? x.linear : x.gemm);
   k.output_forward = out_gemm.forward;
   k.output_backward = out_gemm.backward;
   // The fp32 logits written and read forward and backward (16 V bytes per token).
@@ -517,13 +544,31 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   // (the fused scale-mask-softmax reads and writes them, dropout reads and writes them and writes
   // a one-byte mask; their write by Q K^T and read by the product with V are the multiplies'
   // traffic, counted there).
-  const double replicated = 10.0 * h / (w.sequence_parallel ? t : 1.0);
-  const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
-  const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
+  // By block variant: RMSNorm moves the same bytes as LayerNorm (a read and a write of h); a block
+  // without biases has no bias-add passes (the 6 h), a rotary one reads and writes its queries and
+  // keys (2 (h + kv)); the softmax without dropout reads and writes the scores (2 passes, not 4.5).
+  const double rep_div = w.sequence_parallel ? t : 1.0;
+  const double replicated = 10.0 * h / rep_div;
+  const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + (w.biases ? 6.0 * h : 0.0) +
+                        (w.rotary ? 2.0 * (h + kv) : 0.0)) /
+                       t;
+  const double scores = w.flash_attention ? 0.0 : (w.dropout ? 4.5 : 2.0) * a * s / t;
   k.memory_elements_per_token = replicated + split + scores;
   // Mixture of experts: the experts' activation functions and the token permutations (moe.h).
   if (w.moe.enabled) k.memory_elements_per_token += w.moe.memory_elements_delta / t;
   k.score_elements_per_token = scores;
+  if (w.fp8) {
+    // Transformer Engine's cast_transpose: each FP8 multiply's input (forward) and output gradient
+    // (backward) is read once and written twice at 1 byte (the FP8 copy and its transpose, for
+    // the weight gradient): 2 elements of traffic per element; current scaling reads it once more
+    // for the amax. Inputs: QKV and MLP-up (h, sequence-split under sequence parallelism, cast
+    // before the all-gather), attention output (h / t), MLP-down (f / t); output gradients: QKV
+    // ((h + 2 kv) / t), attention output and MLP-down (h, sequence-split), MLP-up (up / t).
+    const double per_element = w.fp8_current_scaling ? 3.0 : 2.0;
+    k.fp8_forward_elements_per_token = per_element * (2.0 * h / rep_div + (h + f) / t);
+    k.fp8_backward_elements_per_token =
+        per_element * ((h + 2.0 * kv + up_width) / t + 2.0 * h / rep_div);
+  }
   // A tensor-parallel group inside the domain never reaches the scale-out link, so its all-reduce
   // does not depend on the data-parallel degree (which slows that link).
   if (c.tp > 1 && c.tp <= hw.scale_up_gpus) {
@@ -636,7 +681,9 @@ inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, con
   // One forward pass's traffic per token (LayerKernels); the backward pass moves twice as much;
   // full recomputation adds one forward pass, selective the attention scores again.
   const double layer_elements = tok * (k.memory_elements_per_token * (full ? 4.0 : 3.0) +
-                                       (x.selective ? k.score_elements_per_token : 0.0));
+                                       (x.selective ? k.score_elements_per_token : 0.0) +
+                                       k.fp8_forward_elements_per_token * (full ? 2.0 : 1.0) +
+                                       k.fp8_backward_elements_per_token);
   // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
   // is recomputed.
   return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
@@ -756,6 +803,7 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
   // scale-up domain only when tp x dp is smaller than the domain. With scatter-gather (or sequence
   // parallelism) each tensor-parallel rank sends 1/tp of the activation.
   Time p2p = units::Seconds(0.0);
+  Time fill_send = units::Seconds(0.0);  // one send on the fill and drain path, never hidden
   if (c.pp > 1) {
     const bool sliced = (w.pipeline_scatter_gather || w.sequence_parallel) && c.tp > 1;
     const Data full_message = tok * h * w.precision;
@@ -769,6 +817,7 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
       one += OneWayCollective(full_message, c.tp, c.tp, up, out).Total();
     }
     p2p = 2.0 * v * one;
+    fill_send = one;
     if (w.overlap_pipeline_sends) {
       // Each send hides behind the next chunk's compute (stage / v): its latency and any excess
       // show.
@@ -786,7 +835,10 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
   e.context_parallel = m * heavy * lt.cp;
   e.expert_parallel = m * heavy * lt.ep;
   e.pipeline_p2p = m * p2p;
-  e.pipeline_bubble = ((p - 1.0) / v) * per_micro_batch;
+  // The bubble: (p - 1) / v micro-batches of the stage's work, and on the fill and drain path the
+  // first micro-batch's activation crosses p - 1 stage boundaries forward and its gradient p - 1
+  // back, each receiver waiting for the whole send (nothing to overlap it with yet).
+  e.pipeline_bubble = ((p - 1.0) / v) * stage + 2.0 * (p - 1.0) * fill_send;
   pl.heavy = heavy;
   pl.with_out = with_out;
   pl.stage = stage;
@@ -898,11 +950,17 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   const double shards = w.distributed_optimizer ? d * cp : 1.0;
   const double expert_shards = w.distributed_optimizer ? std::max(1.0, shards / x.ep) : 1.0;
   const double optimizer_params = gpu_shared_params / shards + gpu_expert_params / expert_shards;
+  // FP8: the layers' weights are cast once a step (read 2 bytes, write the FP8 copy and its
+  // transpose, 1 byte each).
+  const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
   const Data optimizer_traffic =
-      optimizer_params * (w.gradient_element + units::Bytes(24.0) + w.precision);
+      optimizer_params * (w.gradient_element + units::Bytes(24.0) + w.precision) +
+      fp8_cast_params * units::Bytes(4.0);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
-  return StageParams{gpu_params, gpu_params * w.gradient_element, gpu_params * w.precision, shards,
+  // The FP8 weight copies cached across the step's micro-batches count with the weights.
+  return StageParams{gpu_params, gpu_params * w.gradient_element,
+                     gpu_params * w.precision + fp8_cast_params * units::Bytes(2.0), shards,
                      optimizer_params};
 }
 
@@ -980,22 +1038,36 @@ inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
   e.weights = sp.param_bytes;
   e.gradients = sp.gradient_bytes;
   e.optimizer_state = sp.optimizer_params * units::Bytes(12.0);  // fp32 master, Adam m, v
-  // Activations per layer and micro-batch (Korthikanti et al. 2022, counted at 2 bytes per element
-  // and scaled to the precision): 10 h per token replicated over tp unless sequence parallel, 8 h +
-  // 4 f (6 f gated) split over tp, and 5 a s for the attention scores unless flash attention or
-  // selective recomputation drops them. Full recomputation keeps only the layer input (2 h) plus
-  // one layer's worth while it recomputes.
-  const double scale = units::InBytes(w.precision) / 2.0;
+  // Activations per layer and micro-batch, bytes per token (Korthikanti et al. 2022, by block
+  // variant; e = bytes per element). Replicated over tp unless sequence parallel: the two norms'
+  // inputs and the QKV and MLP-up inputs (4 h e; the last two 1 byte each with FP8 activations),
+  // the norms' fp32 statistics (2 x 8 LayerNorm, 2 x 4 RMSNorm) and, with dropout, the two 1-byte
+  // masks (2 h). Split over tp: queries, keys and values (h + 2 kv) and the attention output (h)
+  // e, plus an FP8 copy of it (h) with FP8 activations; the MLP's activation input and the MLP-down
+  // input (2 f e; gated: the gate and up outputs and the down input, 3 f e; the down input 1 byte
+  // with FP8 activations). Without FlashAttention, unless selective recomputation drops them, the
+  // softmax output (a s e) and, with dropout, its mask and output (a s (1 + e)). Full
+  // recomputation keeps only the layer input (h e) plus one layer's worth while it recomputes.
+  // A GPT block at 2 bytes is Korthikanti's 10 h + (8 h + 4 f) + 5 a s (plus the statistics).
+  const double e_bytes = units::InBytes(w.precision);
   const double rep_div = w.sequence_parallel ? t : 1.0;
   const bool keep_scores = !w.flash_attention && !selective;
+  const double fp8_saving = w.fp8_activations ? e_bytes - 1.0 : 0.0;  // per element kept in FP8
+  const double replicated = 4.0 * h * e_bytes - 2.0 * h * fp8_saving +
+                            2.0 * (w.rms_norm ? 4.0 : 8.0) + (w.dropout ? 2.0 * h : 0.0);
+  const double kv = x.kv;
+  const double attention = (2.0 * h + 2.0 * kv) * e_bytes + (w.fp8_activations ? h : 0.0);
+  const double mlp = (w.gated_mlp ? 3.0 : 2.0) * f * e_bytes - f * fp8_saving;
+  const double scores =
+      keep_scores ? a * s * (e_bytes + (w.dropout ? 1.0 + e_bytes : 0.0)) / t : 0.0;
   StageMemory sm;
-  sm.layer_all = units::Bytes(tok * scale *
-                              (10.0 * h / rep_div + (8.0 * h + (w.gated_mlp ? 6.0 : 4.0) * f) / t +
-                               (keep_scores ? 5.0 * a * s / t : 0.0)));
+  sm.layer_all = units::Bytes(tok * (replicated / rep_div + (attention + mlp) / t + scores));
   // A mixture of experts keeps each token copy's expert activations and the permuted tokens
-  // (moe.h).
-  if (w.moe.enabled) sm.layer_all += units::Bytes(tok * scale * w.moe.activation_bytes_delta / t);
-  sm.checkpoint = units::Bytes(tok * scale * 2.0 * h / rep_div);
+  // (moe.h; counted at 2 bytes per element, scaled to the precision).
+  if (w.moe.enabled) {
+    sm.layer_all += units::Bytes(tok * (e_bytes / 2.0) * w.moe.activation_bytes_delta / t);
+  }
+  sm.checkpoint = units::Bytes(tok * e_bytes * h / rep_div);
   const Data layer_kept = full ? sm.checkpoint : sm.layer_all;
   const Data working = (full || partial) ? sm.layer_all : units::Bytes(0.0);
   // 1F1B: the first stage holds min(m, p) micro-batches in flight, (1 + (p-1)/(p v)) times that
@@ -1030,6 +1102,9 @@ inline void EstimateUtilization(const WorkloadModel& w, const TrainingHardware& 
                             : recomputed_share * (2.0 * w.layer_params + 4.0 * s * h)));
   const units::ComputeRate cluster_peak = D(std::max(cluster_gpus, c.Gpus())) * hw.peak;
   e.mfu = e.model_flops_per_step / (e.step * cluster_peak);
+  e.mfu_at_precision_peak =
+      w.fp8 ? e.model_flops_per_step / (e.step * D(std::max(cluster_gpus, c.Gpus())) * hw.peak_fp8)
+            : e.mfu;
   e.hfu = (e.model_flops_per_step + recomputed) / (e.step * cluster_peak);
 }
 

@@ -94,8 +94,9 @@ struct CalibrationModel {
 
 // The hardware as the workload model sees it.
 struct TrainingHardware {
-  units::ComputeRate peak;  // dense, at the training precision
-  units::Data hbm;          // per GPU
+  units::ComputeRate peak;      // dense BF16 (the peak MFU is reported against)
+  units::ComputeRate peak_fp8;  // dense FP8; 0 = unknown
+  units::Data hbm;              // per GPU
   units::DataRate hbm_bandwidth;
   int64_t scale_up_gpus = 1;            // GPUs per scale-up (NVLink) domain
   int64_t gpus_per_server = 1;          // for the failure model
@@ -133,6 +134,17 @@ struct WorkloadModel {
   int64_t vocab = 1;
   int64_t seq_len = 1;
   bool gated_mlp = false;
+  // The block's variant (proto Block), defaults applied.
+  bool biases = true;
+  bool dropout = true;
+  bool rotary = false;
+  bool rms_norm = false;
+  // FP8 multiplies (proto TrainingPrecision, Fp8Recipe), defaults applied.
+  bool fp8 = false;
+  bool fp8_attention = false;
+  bool fp8_output_layer = false;
+  bool fp8_current_scaling = false;
+  bool fp8_activations = true;
   bool untied_embeddings = false;  // input embedding and output layer apart
   double params = 0;               // N: workload.params, or derived from the shape
   double layer_params = 0;         // one layer's matrices: (N - vocab x hidden) / layers
@@ -215,8 +227,11 @@ struct StepEstimate {
   units::Data memory;
   units::Data memory_usable;
   // Over every GPU of the cluster, idle ones included.
-  units::Ratio mfu;
+  units::Ratio mfu;  // against the BF16 peak, as published tables report it
   units::Ratio hfu;
+  // Model FLOPs against the peak of the precision the multiplies run at (FP8's with
+  // TRAINING_PRECISION_FP8; equal to mfu with BF16).
+  units::Ratio mfu_at_precision_peak;
   units::Compute model_flops_per_step;
 
   bool Feasible() const { return infeasible == Infeasible::kNone; }
@@ -254,6 +269,10 @@ struct LayerKernels {
   // scores' share (0 with FlashAttention).
   double memory_elements_per_token = 0;
   double score_elements_per_token = 0;
+  // FP8: the casts (with transposes) of the multiplies' inputs in one forward pass and of their
+  // output gradients in one backward pass, in elements per token; 0 with BF16.
+  double fp8_forward_elements_per_token = 0;
+  double fp8_backward_elements_per_token = 0;
   // One tensor-parallel all-reduce of the micro-batch's activations, when tp > 1 and the tp group
   // fits in the scale-up domain (`has_tensor_parallel`); else worked out per configuration.
   bool has_tensor_parallel = false;

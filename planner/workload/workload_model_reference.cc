@@ -3,7 +3,8 @@
 // EstimateStep as it was before the parallelism search reused the per-(tp, cp, micro-batch) kernel
 // times (commit 435d80b's planner/workload/workload_model.cc, unchanged but for the name): the
 // reference workload_model_equivalence_test compares the current EstimateStep with, field by
-// field and bit for bit. Test-only.
+// field and bit for bit. Test-only. Issue 19's physics (block variants, FP8, the pipeline's fill
+// and drain sends) was added to both, the same way, so the equivalence still checks the speed work.
 #include "planner/workload/workload_model_reference.h"
 
 #include <algorithm>
@@ -201,6 +202,7 @@ struct StepContext {
   double tok;  // tokens per micro-batch on one GPU
   bool full, selective, partial;
   GemmCost gemm;
+  GemmCost linear;
   DataRate hbm_rate;
   Link up, out;
   bool no_fabric;
@@ -221,6 +223,9 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   x.partial = c.recompute == RECOMPUTE_PARTIAL;
   x.gemm =
       GemmCost{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units), w.precision};
+  x.linear = w.fp8 ? GemmCost{hw.peak_fp8 * cal.kernel_efficiency, cal.gemm_knee,
+                              D(cal.compute_units), units::Bytes(1.0)}
+                   : x.gemm;
   x.hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
   x.up = Link{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
   // The scale-out link slows by the leaf's oversubscription once a data-parallel group leaves its
@@ -268,9 +273,10 @@ inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
   // shape's count, the multiplies' FLOPs are scaled to it.
   const double forwards = x.full ? 2.0 : 1.0;
   const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
-  const PassTimes gemms = WeightGemm(tok, (h + 2.0 * kv) / t, h, gemm) +
-                          WeightGemm(tok, h, h / t, gemm) + WeightGemm(tok, up_width / t, h, gemm) +
-                          WeightGemm(tok, h, f / t, gemm);
+  const GemmCost& linear = x.linear;
+  const PassTimes gemms =
+      WeightGemm(tok, (h + 2.0 * kv) / t, h, linear) + WeightGemm(tok, h, h / t, linear) +
+      WeightGemm(tok, up_width / t, h, linear) + WeightGemm(tok, h, f / t, linear);
   const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
   const double params_scale = w.layer_params / shape_params;
   lt.dense_fwd = params_scale * gemms.forward;
@@ -293,10 +299,12 @@ inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
     if (cal.attention_efficiency > units::Fraction(0.0)) {
       // The fused kernel at its own measured fraction of peak (its softmax between the products
       // keeps it below the multiplies' ceiling).
-      attn_fwd = 0.5 * (2.0 * one_product) / (hw.peak * cal.attention_efficiency * wave);
+      const units::ComputeRate attention_peak = w.fp8_attention ? hw.peak_fp8 : hw.peak;
+      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * cal.attention_efficiency * wave);
     } else {
       const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
-      attn_fwd = 0.5 * KernelTime(2.0 * one_product, traffic, wave, gemm);
+      attn_fwd =
+          0.5 * KernelTime(2.0 * one_product, traffic, wave, w.fp8_attention ? linear : gemm);
     }
   } else {
     attn_fwd = GemmTime(one_product, s_q, s, head, heads_here, gemm) +
@@ -309,7 +317,7 @@ inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
 
 // The layer's memory-bound HBM traffic and kernel overheads.
 inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x) {
-  const double t = x.t, s = x.s, h = x.h, a = x.a, f = x.f, tok = x.tok;
+  const double t = x.t, s = x.s, h = x.h, a = x.a, f = x.f, tok = x.tok, kv = x.kv;
   const bool full = x.full;
   // Memory-bound HBM traffic of the forward pass, in elements per token: 10 h for the two norms and
   // the two dropout + residual adds (replicated over the tensor-parallel group unless sequence
@@ -319,11 +327,22 @@ inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, con
   // a one-byte mask; their write by Q K^T and read by the product with V are the multiplies'
   // traffic, counted there). The backward pass moves twice as much; full recomputation adds one
   // forward pass.
-  const double replicated = 10.0 * h / (w.sequence_parallel ? t : 1.0);
-  const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + 6.0 * h) / t;
-  const double scores = w.flash_attention ? 0.0 : 4.5 * a * s / t;
+  const double rep_div = w.sequence_parallel ? t : 1.0;
+  const double replicated = 10.0 * h / rep_div;
+  const double split = ((w.gated_mlp ? 3.0 : 2.0) * f + (w.biases ? 6.0 * h : 0.0) +
+                        (w.rotary ? 2.0 * (h + kv) : 0.0)) /
+                       t;
+  const double scores = w.flash_attention ? 0.0 : (w.dropout ? 4.5 : 2.0) * a * s / t;
+  double fp8_forward = 0, fp8_backward = 0;
+  if (w.fp8) {
+    const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
+    const double per_element = w.fp8_current_scaling ? 3.0 : 2.0;
+    fp8_forward = per_element * (2.0 * h / rep_div + (h + f) / t);
+    fp8_backward = per_element * ((h + 2.0 * kv + up_width) / t + 2.0 * h / rep_div);
+  }
   const double layer_elements =
-      tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (x.selective ? scores : 0.0));
+      tok * ((replicated + split + scores) * (full ? 4.0 : 3.0) + (x.selective ? scores : 0.0) +
+             fp8_forward * (full ? 2.0 : 1.0) + fp8_backward);
   // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
   // is recomputed.
   return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
@@ -399,7 +418,8 @@ inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& 
   // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
   // (never recomputed), and the fp32 logits written and read forward and backward (16 V bytes per
   // token).
-  const PassTimes out_gemm = WeightGemm(x.tok, x.vocab / x.t, x.h, x.gemm);
+  const PassTimes out_gemm =
+      WeightGemm(x.tok, x.vocab / x.t, x.h, w.fp8_output_layer ? x.linear : x.gemm);
   lt.out_compute = out_gemm.forward + out_gemm.backward;
   lt.out_memory = units::Bytes(16.0 * x.tok * x.vocab / x.t) / x.hbm_rate;
   lt.out_total = lt.out_compute + lt.out_memory;
@@ -434,6 +454,7 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
   // scale-up domain only when tp x dp is smaller than the domain. With scatter-gather (or sequence
   // parallelism) each tensor-parallel rank sends 1/tp of the activation.
   Time p2p = units::Seconds(0.0);
+  Time fill_send = units::Seconds(0.0);
   if (c.pp > 1) {
     const bool sliced = (w.pipeline_scatter_gather || w.sequence_parallel) && c.tp > 1;
     const Data full_message = tok * h * w.precision;
@@ -447,6 +468,7 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
       one += OneWayCollective(full_message, c.tp, c.tp, up, out).Total();
     }
     p2p = 2.0 * v * one;
+    fill_send = one;
     if (w.overlap_pipeline_sends) {
       // Each send hides behind the next chunk's compute (stage / v): its latency and any excess
       // show.
@@ -463,7 +485,7 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
   e.tensor_parallel = m * heavy * lt.tp;
   e.context_parallel = m * heavy * lt.cp;
   e.pipeline_p2p = m * p2p;
-  e.pipeline_bubble = ((p - 1.0) / v) * per_micro_batch;
+  e.pipeline_bubble = ((p - 1.0) / v) * stage + 2.0 * (p - 1.0) * fill_send;
   pl.heavy = heavy;
   pl.with_out = with_out;
   pl.stage = stage;
@@ -541,11 +563,14 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
   const double shards = w.distributed_optimizer ? d * cp : 1.0;
+  const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
   const Data optimizer_traffic =
-      (gpu_params / shards) * (w.gradient_element + units::Bytes(24.0) + w.precision);
+      (gpu_params / shards) * (w.gradient_element + units::Bytes(24.0) + w.precision) +
+      fp8_cast_params * units::Bytes(4.0);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
-  return StageParams{gpu_params, gradient_bytes, param_bytes, shards};
+  return StageParams{gpu_params, gradient_bytes, param_bytes + fp8_cast_params * units::Bytes(2.0),
+                     shards};
 }
 
 // Activations on the first and last stages.
@@ -626,14 +651,20 @@ inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
   // 4 f (6 f gated) split over tp, and 5 a s for the attention scores unless flash attention or
   // selective recomputation drops them. Full recomputation keeps only the layer input (2 h) plus
   // one layer's worth while it recomputes.
-  const double scale = units::InBytes(w.precision) / 2.0;
+  const double e_bytes = units::InBytes(w.precision);
   const double rep_div = w.sequence_parallel ? t : 1.0;
   const bool keep_scores = !w.flash_attention && !selective;
+  const double fp8_saving = w.fp8_activations ? e_bytes - 1.0 : 0.0;
+  const double replicated = 4.0 * h * e_bytes - 2.0 * h * fp8_saving +
+                            2.0 * (w.rms_norm ? 4.0 : 8.0) + (w.dropout ? 2.0 * h : 0.0);
+  const double kv = x.kv;
+  const double attention = (2.0 * h + 2.0 * kv) * e_bytes + (w.fp8_activations ? h : 0.0);
+  const double mlp = (w.gated_mlp ? 3.0 : 2.0) * f * e_bytes - f * fp8_saving;
+  const double scores =
+      keep_scores ? a * s * (e_bytes + (w.dropout ? 1.0 + e_bytes : 0.0)) / t : 0.0;
   StageMemory sm;
-  sm.layer_all = units::Bytes(tok * scale *
-                              (10.0 * h / rep_div + (8.0 * h + (w.gated_mlp ? 6.0 : 4.0) * f) / t +
-                               (keep_scores ? 5.0 * a * s / t : 0.0)));
-  sm.checkpoint = units::Bytes(tok * scale * 2.0 * h / rep_div);
+  sm.layer_all = units::Bytes(tok * (replicated / rep_div + (attention + mlp) / t + scores));
+  sm.checkpoint = units::Bytes(tok * e_bytes * h / rep_div);
   const Data layer_kept = full ? sm.checkpoint : sm.layer_all;
   const Data working = (full || partial) ? sm.layer_all : units::Bytes(0.0);
   // 1F1B: the first stage holds min(m, p) micro-batches in flight, (1 + (p-1)/(p v)) times that

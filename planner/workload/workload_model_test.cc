@@ -35,6 +35,7 @@ constexpr char kToy[] = R"pb(
   vocab: 1000
   seq_len: 1000
   global_batch_sequences: 1
+  gradient_bytes: 4
   framework { overlap_tensor_parallel: false overlap_pipeline_sends: false }
 )pb";
 
@@ -165,10 +166,11 @@ TEST(EstimateStep, MemoryCountsWeightsGradientsOptimizerAndActivations) {
   EXPECT_DOUBLE_EQ(InBytes(e.weights), 26e6);
   EXPECT_DOUBLE_EQ(InBytes(e.gradients), 52e6);
   EXPECT_DOUBLE_EQ(InBytes(e.optimizer_state), 156e6);
-  // Activations (Korthikanti et al.): 1000 tokens x (10 h + 8 h + 4 f) = 3.4e7 bytes for the layer,
-  // plus the fp32 logits and their gradient, 8 V = 8,000 bytes a token = 8e6.
-  EXPECT_DOUBLE_EQ(InBytes(e.activations), 4.2e7);
-  EXPECT_DOUBLE_EQ(InBytes(e.memory), 276e6);
+  // Activations (Korthikanti et al.): 1000 tokens x (10 h + 8 h + 4 f + 16, the two LayerNorms'
+  // fp32 mean and inverse deviation) = 3.4016e7 bytes for the layer, plus the fp32 logits and their
+  // gradient, 8 V = 8,000 bytes a token = 8e6.
+  EXPECT_DOUBLE_EQ(InBytes(e.activations), 4.2016e7);
+  EXPECT_DOUBLE_EQ(InBytes(e.memory), 276.016e6);
 }
 
 TEST(EstimateStep, FullRecomputationCostsAForwardPassAndSavesActivations) {
@@ -181,9 +183,9 @@ TEST(EstimateStep, FullRecomputationCostsAForwardPassAndSavesActivations) {
   EXPECT_NEAR(InSeconds(full.compute - none.compute), 5.2e-5, 1e-12);
   // HFU counts it: (9e10 + 1000 x (2 P_L + 4 s h) = 2.8e10) / 9e10 of MFU.
   EXPECT_NEAR(InFraction(full.hfu) / InFraction(full.mfu), 11.8 / 9.0, 1e-12);
-  // Stored: the layer input 2 h bytes a token = 2e6, plus the one layer recomputed (3.4e7), plus
-  // logits 8e6, instead of 3.4e7 + 8e6.
-  EXPECT_DOUBLE_EQ(InBytes(full.activations), 2e6 + 3.4e7 + 8e6);
+  // Stored: the layer input 2 h bytes a token = 2e6, plus the one layer recomputed (3.4016e7), plus
+  // logits 8e6, instead of 3.4016e7 + 8e6.
+  EXPECT_DOUBLE_EQ(InBytes(full.activations), 2e6 + 3.4016e7 + 8e6);
 }
 
 TEST(EstimateStep, TensorParallelAllReducesUseTheScaleUpLink) {
@@ -443,7 +445,8 @@ TEST(EstimateStep, UnevenStagesHoldFewerLayersFirstAndLast) {
   // stages hold 4 chunks of one layer, the first and last 3 each (the last also the output layer).
   // A layer takes 3.0e-4 s (1.56e-4 compute + 1.44e-4 memory-bound), the output layer 2.8e-5 s:
   // the slowest stage is a middle one, 4 layers: compute 4 micro-batches x 4 x 1.56e-4. The first
-  // stage holds 4 x (1 + 3 / 16) = 4.75 micro-batches in flight of its 3 layers, 3.4e7 bytes each.
+  // stage holds 4 x (1 + 3 / 16) = 4.75 micro-batches in flight of its 3 layers, 3.4016e7 bytes
+  // each.
   EXPECT_EQ(MaxVirtualStages(14, 4), 4);
   EXPECT_EQ(MaxVirtualStages(126, 16), 8);
   EXPECT_EQ(MaxVirtualStages(126, 2), 63);  // two stages: every chunk needs a layer
@@ -451,14 +454,15 @@ TEST(EstimateStep, UnevenStagesHoldFewerLayersFirstAndLast) {
   const StepEstimate e = EstimateStep(w, ToyHardware(), Config(1, 4, 1, 1, 4), 4);
   ASSERT_TRUE(e.Feasible());
   EXPECT_NEAR(InSeconds(e.compute), 4 * 4 * 1.56e-4, 1e-12);
-  EXPECT_NEAR(InBytes(e.activations), 3 * 4.75 * 3.4e7, 1e-3);
+  EXPECT_NEAR(InBytes(e.activations), 3 * 4.75 * 3.4016e7, 1e-3);
 }
 
 TEST(EstimateStep, PartialRecomputationRecomputesTheFewestLayersThatFit) {
   // 8 layers on one GPU with 1.96e9 bytes of HBM. States: 97e6 parameters x 18 bytes = 1.746e9.
-  // Activations: 8 x 3.4e7 + the logits 8e6 = 2.8e8: 2.026e9 does not fit. Partial recomputation
-  // keeps one layer's working set (3.4e7), so 3.14e8, 1.0e8 over; each recomputed layer keeps only
-  // its input (2e6 of 3.4e7), saving 3.2e7: ceil(1e8 / 3.2e7) = 4 layers, 1.932e9 bytes. Each
+  // Activations: 8 x 3.4016e7 + the logits 8e6 = 2.80128e8: 2.026e9 does not fit. Partial
+  // recomputation keeps one layer's working set (3.4016e7), so 3.14144e8, 1.00144e8 over; each
+  // recomputed layer keeps only its input (2e6 of 3.4016e7), saving 3.2016e7: ceil(1.00144e8 /
+  // 3.2016e7) = 4 layers, 1.93208e9 bytes. Each
   // reruns its forward: 2.6e10 FLOP = 5.2e-5 s and 1/3 of its memory-bound 1.44e-4 s: 4 x 1.0e-4 s
   // more per step.
   TrainingHardware hw = ToyHardware();
@@ -469,7 +473,7 @@ TEST(EstimateStep, PartialRecomputationRecomputesTheFewestLayersThatFit) {
   const StepEstimate partial = EstimateStep(w, hw, Config(1, 1, 1, 1, 1, RECOMPUTE_PARTIAL), 1);
   ASSERT_TRUE(partial.Feasible());
   EXPECT_EQ(partial.recomputed_layers, 4);
-  EXPECT_NEAR(InBytes(partial.memory), 1.932e9, 1e-3);
+  EXPECT_NEAR(InBytes(partial.memory), 1.93208e9, 1e-3);
   EXPECT_NEAR(InSeconds(partial.step - none.step), 4 * 1.0e-4, 1e-12);
   // HFU counts the rerun half of the layers: model FLOPs 1000 x (6 x 97e6 + 12 x 8 x 1e6) =
   // 6.78e11, recomputed 1000 x 8 x 4/8 x (2 x 12e6 + 4e6) = 1.12e11.
@@ -490,12 +494,24 @@ TEST(BuildWorkloadModel, SoftwareGenerationSetsTheFrameworkDefaults) {
   const WorkloadModel now = BuildWorkloadModel(Parse<Workload>(kToy)).value();
   EXPECT_TRUE(now.flash_attention);
   EXPECT_TRUE(now.distributed_optimizer);
-  // Userbuffers' tensor-parallel overlap is opt-in in every generation.
+  // Current software overlaps tensor-parallel communication and reduces gradients in BF16; the
+  // 2023-24 generation did neither (FP32 gradients, 4 bytes).
   const WorkloadModel bare =
       BuildWorkloadModel(Parse<Workload>("layers: 1 hidden: 1000 heads: 10 vocab: 1000 "
                                          "seq_len: 1000 global_batch_sequences: 1"))
           .value();
-  EXPECT_FALSE(bare.overlap_tensor_parallel);
+  EXPECT_TRUE(bare.overlap_tensor_parallel);
+  EXPECT_EQ(InBytes(bare.gradient_element), 2.0);
+  const WorkloadModel y2024 =
+      BuildWorkloadModel(Parse<Workload>("layers: 1 hidden: 1000 heads: 10 vocab: 1000 "
+                                         "seq_len: 1000 global_batch_sequences: 1 "
+                                         "framework { generation: SOFTWARE_MEGATRON_2024 }"))
+          .value();
+  EXPECT_FALSE(y2024.overlap_tensor_parallel);
+  EXPECT_EQ(InBytes(y2024.gradient_element), 4.0);
+  EXPECT_TRUE(y2024.flash_attention);
+  EXPECT_TRUE(y2024.distributed_optimizer);
+  EXPECT_EQ(y2024.gradient_bucket_params, 0);
   EXPECT_TRUE(Toy("framework { overlap_tensor_parallel: true }").overlap_tensor_parallel);
   // Current software's gradient bucket follows the data-parallel size (0 = max(40M, 1M x ranks));
   // older generations keep Megatron's fixed 40M.
@@ -505,6 +521,89 @@ TEST(BuildWorkloadModel, SoftwareGenerationSetsTheFrameworkDefaults) {
   // An explicit field wins over its generation's default.
   EXPECT_TRUE(Toy("framework { generation: SOFTWARE_MEGATRON_2021 flash_attention: true }")
                   .flash_attention);
+}
+
+TEST(Block, LlamaStyleMovesAndKeepsWhatItsKernelsDo) {
+  // A Llama-style block (RMSNorm, SwiGLU, rotary, no biases or dropout) with grouped-query
+  // attention: h = 1000, 10 heads, 2 KV heads (kv = 200), f = 4000 gated, 1000 tokens, tp 1.
+  const WorkloadModel llama = Toy("kv_heads: 2 gated_mlp: true block { style: BLOCK_STYLE_LLAMA }");
+  EXPECT_TRUE(llama.rms_norm && llama.rotary && !llama.biases && !llama.dropout);
+  // Memory-bound traffic of one forward pass, elements per token: the two norms and residual adds
+  // 10 h = 10,000; SwiGLU reads 2 f and writes f = 12,000; rotary reads and writes queries and keys
+  // 2 (h + kv) = 2,400; no bias adds: 24,400. The GPT block of the same shape (ungated, kv = h)
+  // moves 10 h + 2 f + 6 h = 24,000.
+  const LayerKernels k = EstimateLayerKernels(llama, ToyHardware(), 1, 1, 1);
+  EXPECT_DOUBLE_EQ(k.memory_elements_per_token, 24400.0);
+  EXPECT_DOUBLE_EQ(EstimateLayerKernels(Toy(), ToyHardware(), 1, 1, 1).memory_elements_per_token,
+                   24000.0);
+  // Activations, bytes per token at 2 bytes an element: the norms' inputs and the QKV and MLP-up
+  // inputs 4 h x 2 = 8,000 plus RMSNorm's fp32 inverse RMS 2 x 4 = 8; queries, keys and values and
+  // the attention output (2 h + 2 kv) x 2 = 4,800; gate and up outputs and the down input 3 f x 2
+  // = 24,000; no dropout masks: 36,808 x 1000 tokens = 3.6808e7, plus the logits 8e6.
+  const StepEstimate e = EstimateStep(llama, ToyHardware(), Config(1, 1, 1), 1);
+  EXPECT_DOUBLE_EQ(InBytes(e.activations), 3.6808e7 + 8e6);
+  // Grouped-query attention in a GPT block keeps keys and values at kv width: (2 h + 2 kv) x 2 =
+  // 4,800 bytes a token, not 8 h = 8,000: 3.4016e7 - 3.2e6 for the layer.
+  const StepEstimate gqa = EstimateStep(Toy("kv_heads: 2"), ToyHardware(), Config(1, 1, 1), 1);
+  EXPECT_DOUBLE_EQ(InBytes(gqa.activations), 3.4016e7 - 3.2e6 + 8e6);
+}
+
+TEST(Fp8, GemmBoundLayersSpeedUpByThePeakRatio) {
+  // With FP8 the four weight multiplies run at the FP8 peak (2e15, twice the BF16 1e15, as H100's
+  // 1,979 / 989 TFLOP/s) at the same kernel efficiency; with the knee at 0 and no wave
+  // quantization a multiply is compute-bound, so they take exactly half the time. The attention
+  // core and the output layer stay BF16 (the recipe's default).
+  TrainingHardware hw = ToyHardware();
+  hw.peak_fp8 = units::FlopsPerSecond(2e15);
+  const WorkloadModel bf16 = Toy();
+  const WorkloadModel fp8 = Toy("precision: TRAINING_PRECISION_FP8");
+  const LayerKernels kb = EstimateLayerKernels(bf16, hw, 1, 1, 1);
+  const LayerKernels k8 = EstimateLayerKernels(fp8, hw, 1, 1, 1);
+  EXPECT_DOUBLE_EQ(InSeconds(kb.dense_forward) / InSeconds(k8.dense_forward), 2.0);
+  EXPECT_DOUBLE_EQ(InSeconds(kb.dense_backward) / InSeconds(k8.dense_backward), 2.0);
+  EXPECT_DOUBLE_EQ(InSeconds(kb.attention_forward), InSeconds(k8.attention_forward));
+  EXPECT_DOUBLE_EQ(InSeconds(kb.output_forward), InSeconds(k8.output_forward));
+  // The casts (cast_transpose: read 2 bytes, write 1 + 1, 2 elements of traffic per element):
+  // inputs 2 h + h + f = 7,000 a token forward, output gradients (h + 2 kv + f) + 2 h = 9,000
+  // backward; current scaling reads each once more (3 per element).
+  EXPECT_DOUBLE_EQ(k8.fp8_forward_elements_per_token, 14000.0);
+  EXPECT_DOUBLE_EQ(k8.fp8_backward_elements_per_token, 18000.0);
+  EXPECT_DOUBLE_EQ(
+      EstimateLayerKernels(Toy("precision: TRAINING_PRECISION_FP8 fp8 { current_scaling: true }"),
+                           hw, 1, 1, 1)
+          .fp8_forward_elements_per_token,
+      21000.0);
+  EXPECT_EQ(kb.fp8_forward_elements_per_token, 0.0);
+}
+
+TEST(Fp8, MfuAgainstBothPeaksAndMemoryAsTheRecipeKeepsIt) {
+  TrainingHardware hw = ToyHardware();
+  hw.peak_fp8 = units::FlopsPerSecond(2e15);
+  const StepEstimate b = EstimateStep(Toy(), hw, Config(1, 1, 1), 1);
+  const StepEstimate e =
+      EstimateStep(Toy("precision: TRAINING_PRECISION_FP8"), hw, Config(1, 1, 1), 1);
+  // The step: the multiplies' 7.2e10 FLOP at 5e14 (1.44e-4 s) halve, -7.2e-5 s; the casts add
+  // (14,000 + 18,000) x 1000 tokens x 2 bytes = 6.4e7 bytes at 1 TB/s, 6.4e-5 s; the weights' cast
+  // once a step (12e6 x 4 bytes) 4.8e-5 s. On this narrow toy (h = 1000 at 1,000 FLOP per HBM
+  // byte) FP8 loses 4.0e-5 s: the casts scale with h, the multiplies with h^2.
+  EXPECT_NEAR(InSeconds(e.step - b.step), -7.2e-5 + 6.4e-5 + 4.8e-5, 1e-12);
+  // MFU is against the BF16 peak; against FP8's peak, half of it.
+  EXPECT_DOUBLE_EQ(InFraction(e.mfu) / InFraction(b.mfu), InSeconds(b.step) / InSeconds(e.step));
+  EXPECT_DOUBLE_EQ(InFraction(e.mfu_at_precision_peak), InFraction(e.mfu) / 2.0);
+  EXPECT_DOUBLE_EQ(InFraction(b.mfu_at_precision_peak), InFraction(b.mfu));
+  // Weights: the 12e6 layer parameters' FP8 copy and its transpose, 2 bytes each, beside the 13e6
+  // BF16 weights: 26e6 + 24e6.
+  EXPECT_DOUBLE_EQ(InBytes(e.weights), 50e6);
+  // Activations: the QKV and MLP-up inputs kept in FP8 (h less each), the MLP-down input too (f
+  // less), an FP8 copy of the attention output (h more): h + f = 5,000 bytes a token less,
+  // 3.4016e7 - 5e6 for the layer, plus the logits 8e6.
+  EXPECT_DOUBLE_EQ(InBytes(e.activations), 3.4016e7 - 5e6 + 8e6);
+  EXPECT_DOUBLE_EQ(InBytes(b.activations), 3.4016e7 + 8e6);
+  // activations_in_fp8 false keeps them as BF16.
+  const StepEstimate kept =
+      EstimateStep(Toy("precision: TRAINING_PRECISION_FP8 fp8 { activations_in_fp8: false }"), hw,
+                   Config(1, 1, 1), 1);
+  EXPECT_DOUBLE_EQ(InBytes(kept.activations), InBytes(b.activations));
 }
 
 }  // namespace

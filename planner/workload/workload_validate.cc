@@ -257,6 +257,20 @@ absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
         FieldPath(path, "framework.generation"), " must be a known SoftwareGeneration value, got ",
         w.framework().generation()));
   }
+  if (!BlockStyle_IsValid(w.block().style())) {
+    return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "block.style"),
+                                                   " must be a known BlockStyle value, got ",
+                                                   w.block().style()));
+  }
+  if (!Norm_IsValid(w.block().norm())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        FieldPath(path, "block.norm"), " must be a known Norm value, got ", w.block().norm()));
+  }
+  if (!TrainingPrecision_IsValid(w.precision())) {
+    return absl::InvalidArgumentError(absl::StrCat(FieldPath(path, "precision"),
+                                                   " must be a known TrainingPrecision value, got ",
+                                                   w.precision()));
+  }
   DCPLAN_RETURN_IF_ERROR(CheckMoe(w, path));
   DCPLAN_RETURN_IF_ERROR(ValidateParallelism(w.parallelism(), w, FieldPath(path, "parallelism")));
   return ValidateReliability(w.reliability(), FieldPath(path, "reliability"));
@@ -332,6 +346,19 @@ absl::Status ValidateWorkloadHardware(const Hardware& h, absl::string_view path)
         "a workload needs ", FieldPath(path, "network.scale_up_bandwidth_bytes_per_second"),
         " (for tensor-parallel collectives in the ", domain,
         "-GPU scale-up domain), got 0 (unknown)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidatePrecisionOnHardware(const Workload& w, const Hardware& h,
+                                         absl::string_view workload_path,
+                                         absl::string_view hardware_path) {
+  if (w.precision() == TRAINING_PRECISION_FP8 &&
+      !(h.accelerator().peak_fp8_flops_per_second() > 0)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        FieldPath(workload_path, "precision"), " FP8 needs ",
+        FieldPath(hardware_path, "accelerator.peak_fp8_flops_per_second"), " > 0, got ",
+        FormatDouble(h.accelerator().peak_fp8_flops_per_second()), " (unknown)"));
   }
   return absl::OkStatus();
 }

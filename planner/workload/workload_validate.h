@@ -60,4 +60,9 @@ absl::Status ValidateCalibration(const EfficiencyCalibration& calibration, absl:
 // requests that carry a workload.
 absl::Status ValidateWorkloadHardware(const Hardware& hardware, absl::string_view path);
 
+// What the workload's precision needs of the accelerator: FP8 multiplies need its FP8 peak.
+absl::Status ValidatePrecisionOnHardware(const Workload& workload, const Hardware& hardware,
+                                         absl::string_view workload_path,
+                                         absl::string_view hardware_path);
+
 }  // namespace dcplan
