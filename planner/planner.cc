@@ -59,6 +59,7 @@ absl::StatusOr<ScaleReport> Scale(const PlanRequest& request,
 absl::Status ScaleEach(
     const PlanRequest& request, absl::Span<const int64_t> gpu_counts, ThreadPool* pool,
     absl::FunctionRef<absl::Status(int64_t first, absl::Span<const ScaleRow> rows)> consume) {
+  DCPLAN_RETURN_IF_ERROR(RefuseAutoPowerLimit(request, "scale"));
   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
   if (gpu_counts.empty()) return absl::InvalidArgumentError("gpus: give at least one cluster size");
   for (size_t i = 0; i < gpu_counts.size(); ++i) {

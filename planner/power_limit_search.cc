@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/field_checks.h"
 #include "base/status_macros.h"
 #include "planner/model.h"
 #include "planner/solver.h"
@@ -20,6 +22,15 @@ struct Candidate {
 };
 
 }  // namespace
+
+absl::Status RefuseAutoPowerLimit(const PlanRequest& request, absl::string_view what) {
+  if (!request.hardware().accelerator().power_limit_auto()) return absl::OkStatus();
+  return WithFieldPath(
+      absl::FailedPreconditionError(absl::StrCat(
+          "hardware.accelerator.power_limit_auto is true, but ", what,
+          " does not search a power limit (fit and compare do): give a limit in watts")),
+      "hardware.accelerator.power_limit_auto");
+}
 
 PlanRequest WithPowerLimit(const PlanRequest& request, units::Power limit) {
   PlanRequest r = request;

@@ -20,7 +20,9 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/request.pb.h"
 #include "units/units.h"
 
@@ -41,6 +43,10 @@ struct PowerLimitChoice {
 // `exhaustive` solves every 5 W step whatever the request (the tests' brute force).
 absl::StatusOr<PowerLimitChoice> ChoosePowerLimit(const PlanRequest& request,
                                                   bool exhaustive = false);
+
+// FailedPrecondition naming hardware.accelerator.power_limit_auto when `request` sets it: `what`
+// (scale, a sweep) solves the request as given and does not search a limit.
+absl::Status RefuseAutoPowerLimit(const PlanRequest& request, absl::string_view what);
 
 // `request` with power_limit_auto cleared and power_limit_watts set to `limit`.
 PlanRequest WithPowerLimit(const PlanRequest& request, units::Power limit);

@@ -85,6 +85,9 @@ ABSL_FLAG(std::string, wacc, "",
 ABSL_FLAG(std::string, facility_cost, "",
           "facility build cost per IT watt, e.g. '$12/W' or '12M USD/MW' "
           "(costs.facility_usd_per_it_watt)");
+ABSL_FLAG(std::string, gpu_power_limit, "",
+          "power limit on each GPU, e.g. 960W, or auto: the limit with the most realized compute "
+          "under the caps (with --objective=compute) (hardware.accelerator.power_limit_watts)");
 ABSL_FLAG(std::string, it_life, "",
           "life of the IT hardware, e.g. 5 or 5y: its capex is spread over it "
           "(costs.it_life_years)");
@@ -194,7 +197,8 @@ const std::vector<std::string>& RequestFlagNames() {
                                                           "server_price",
                                                           "wacc",
                                                           "facility_cost",
-                                                          "it_life"};
+                                                          "it_life",
+                                                          "gpu_power_limit"};
   return *names;
 }
 
