@@ -63,7 +63,7 @@ bad "budget_on opex" 1 'dcplan: --budget_on must be one of capex, tco; got "opex
 bad "unknown objective" 1 'dcplan: --objective must be one of max_gpus, max_realized_compute; got "flops"' fit --objective=flops
 bad "unknown power_at" 1 'dcplan: --power_at must be one of facility, it, substation; got "rack"' fit --power_at=rack
 bad "unknown format" 1 'dcplan: --format must be one of table, json, textproto, text, binary; got "xml"' fit --format=xml
-bad "unknown preset" 1 'dcplan: unknown preset "nope"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed' fit --preset=nope
+bad "unknown preset" 1 'dcplan: unknown preset "nope"; known presets: a100-dgx, b200-dgx, b300-dgx, gb200-nvl72, gb300-nvl72, gh200, h100-dgx, h200-dgx, mi300x, mi355x, seed, vr200-nvl144' fit --preset=nope
 bad "scale size 0" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "0"' scale --gpus=0
 bad "scale size above 10^12" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "1e13"' scale --gpus=1e13
 bad "scale size not a number" 1 'dcplan: --gpus: expected a count such as 16M, got "abc"' scale --gpus=abc
@@ -146,7 +146,7 @@ got=$("$DCPLAN" fit --request=- --in_format=text <"$SEED" --format=json | python
 check "--request=- --in_format=text reads standard input" 32784 "$got"
 # At most about 80 bytes of any value in a message: its start and end, and its length.
 long=$(printf 'x%.0s' $(seq 300))
-bad "a long preset name is clipped" 1 "dcplan: unknown preset \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed" fit --preset="$long"
+bad "a long preset name is clipped" 1 "dcplan: unknown preset \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; known presets: a100-dgx, b200-dgx, b300-dgx, gb200-nvl72, gb300-nvl72, gh200, h100-dgx, h200-dgx, mi300x, mi355x, seed, vr200-nvl144" fit --preset="$long"
 bad "a long flag value is clipped" 1 "dcplan: --pue: expected a number, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"" fit --pue="$long"
 bad "a long --vary is clipped" 1 "dcplan: --vary: axis \"pue=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,[... 2405 bytes ...],1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,x\": expected a number, got \"x\"" sweep --preset=seed --power=1MW --vary="pue=$(printf '1,%.0s' $(seq 1200))x"
 # Control characters from a file or the command line are printed escaped, never acted on.

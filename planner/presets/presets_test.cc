@@ -38,7 +38,7 @@ using ::testing::StartsWith;
 
 // What `unknown preset` messages list: every preset, sorted.
 constexpr char kKnownPresets[] =
-    "known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed";
+    "known presets: a100-dgx, b200-dgx, b300-dgx, gb200-nvl72, gb300-nvl72, gh200, h100-dgx, h200-dgx, mi300x, mi355x, seed, vr200-nvl144";
 
 // The preset, which must load (the failure is reported by the caller's ASSERT).
 PlanRequest MustLoad(const std::string& name) {
@@ -61,9 +61,10 @@ std::string ReadPresetFile(const std::string& name) {
   return text.str();
 }
 
-TEST(PresetNames, ListsTheSevenPresetsSorted) {
-  EXPECT_THAT(PresetNames(), ElementsAre("a100-dgx", "b200-dgx", "gb200-nvl72", "h100-dgx",
-                                         "h200-dgx", "mi300x", "seed"));
+TEST(PresetNames, ListsTheTwelvePresetsSorted) {
+  EXPECT_THAT(PresetNames(),
+              ElementsAre("a100-dgx", "b200-dgx", "b300-dgx", "gb200-nvl72", "gb300-nvl72", "gh200",
+                          "h100-dgx", "h200-dgx", "mi300x", "mi355x", "seed", "vr200-nvl144"));
 }
 
 TEST(LoadPreset, ParsesEveryPresetNamedAfterItsFile) {
@@ -250,6 +251,18 @@ constexpr ReferenceRow kReference[] = {
     {"gb200-nvl72", 2500e12, 1200, 72, 186e9, 192e9, 8e12, 132000},
     // MI300X: 1307.4, 750 W, 192 GB, 5.3 TB/s, 8 per domain; server power not published.
     {"mi300x", 1307.4e12, 750, 8, 192e9, 192e9, 5.3e12, 0},
+    // B300 (HGX B300): 2250, 1100 W (estimate), 288 GB, 8 TB/s; DGX B300 ~14 kW (estimate).
+    {"b300-dgx", 2250e12, 1100, 8, 288e9, 288e9, 8e12, 14000},
+    // Blackwell Ultra in GB300 NVL72: 2500, 1400 W (estimate), 279-288 GB, 8 TB/s; one NVL72 rack
+    // at 72 x 1,400 + 45,600 = 146,400 W (estimate).
+    {"gb300-nvl72", 2500e12, 1400, 72, 279e9, 288e9, 8e12, 146400},
+    // GH200: 989.4, 1000 W module, 96 GB, 4 TB/s, 4 per node; node power not published.
+    {"gh200", 989.4e12, 1000, 4, 96e9, 96e9, 4e12, 0},
+    // MI355X: 2516.6, 1400 W, 288 GB, 8 TB/s, 8 per platform; platform power not published.
+    {"mi355x", 2516.6e12, 1400, 8, 288e9, 288e9, 8e12, 0},
+    // Rubin in Vera Rubin NVL144 (announced; BF16 and power estimates): 8333, 1800 W, 288 GB,
+    // 13 TB/s, 72 per rack; 72 x 1,800 + 60,000 = 189,600 W (estimate).
+    {"vr200-nvl144", 8333e12, 1800, 72, 288e9, 288e9, 13e12, 189600},
 };
 
 TEST(RealPresets, MatchThePublishedFigures) {
