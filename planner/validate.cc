@@ -732,10 +732,10 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
       request.constraints().objective() != OBJECTIVE_MAX_REALIZED_COMPUTE) {
     return WithFieldPath(
         absl::FailedPreconditionError(absl::StrCat(
-            "hardware.accelerator.power_limit_auto is true but constraints.objective is ",
-            Objective_Name(request.constraints().objective()),
-            ": the search maximises realized compute, so set constraints.objective to "
-            "OBJECTIVE_MAX_REALIZED_COMPUTE")),
+            "hardware.accelerator.power_limit_auto searches the GPU power limit with the most "
+            "realized compute, so constraints.objective must be OBJECTIVE_MAX_REALIZED_COMPUTE, "
+            "got ",
+            Objective_Name(request.constraints().objective()))),
         "hardware.accelerator.power_limit_auto");
   }
   if (request.has_workload()) {

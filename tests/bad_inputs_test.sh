@@ -61,6 +61,14 @@ bad "zero horizon" 1 'dcplan: --horizon_years must be > 0, got 0' fit --power=1M
 bad "horizon above 50 years" 1 'dcplan: --horizon_years must be <= 50, got 51' fit --power=1MW --horizon_years=51
 bad "budget_on opex" 1 'dcplan: --budget_on must be one of capex, tco; got "opex"' fit --budget_on=opex
 bad "unknown objective" 1 'dcplan: --objective must be one of max_gpus, max_realized_compute; got "flops"' fit --objective=flops
+bad "gpu power limit above the TDP" 1 'dcplan: --gpu_power_limit must be <= tdp_watts (1200), got 1300' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=1300W
+bad "gpu power limit below the curve" 1 'dcplan: --gpu_power_limit must be >= 600 (50% of tdp_watts 1200, the lowest power the power curve covers), got 500' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=500W
+bad "negative gpu power limit" 1 'dcplan: --gpu_power_limit must be > 0 when set (0 = none: the TDP), got -5' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=-5W
+bad "gpu power limit not a power" 1 'dcplan: --gpu_power_limit: expected a power such as 50MW, got "fast"' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=fast
+bad "auto power limit needs the compute objective" 1 'dcplan: --gpu_power_limit=auto searches the GPU power limit with the most realized compute, so constraints.objective must be OBJECTIVE_MAX_REALIZED_COMPUTE, got OBJECTIVE_UNSPECIFIED' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=auto
+bad "scale does not search a power limit" 1 'dcplan: --gpu_power_limit=auto is true, but scale does not search a power limit (fit and compare do): give a limit in watts' scale --preset=gb200-nvl72 --gpus=72 --gpu_power_limit=auto --objective=compute
+bad "a one-point power curve" 1 'dcplan: hardware.accelerator.power_curve must have at least 2 points (the last {1, 1}), got 1' fit --preset=gb200-nvl72 --power=100MW --set=hardware.accelerator.power_curve[0].power_fraction=0.5
+bad "a power curve not ending at 1, 1" 1 'dcplan: hardware.accelerator.power_curve[1] must be {power_fraction: 1, throughput_fraction: 1} (at the rated power nothing changes), got {1, 0.9}' fit --preset=gb200-nvl72 --power=100MW --set='hardware.accelerator.power_curve[0].power_fraction=0.5' --set='hardware.accelerator.power_curve[0].throughput_fraction=0.8' --set='hardware.accelerator.power_curve[1].power_fraction=1' --set='hardware.accelerator.power_curve[1].throughput_fraction=0.9'
 bad "unknown power_at" 1 'dcplan: --power_at must be one of facility, it, substation; got "rack"' fit --power_at=rack
 bad "unknown format" 1 'dcplan: --format must be one of table, json, textproto, text, binary; got "xml"' fit --format=xml
 bad "unknown preset" 1 'dcplan: unknown preset "nope"; known presets: a100-dgx, b200-dgx, b300-dgx, gb200-nvl72, gb300-nvl72, gh200, h100-dgx, h200-dgx, mi300x, mi355x, seed, vr200-nvl144' fit --preset=nope

@@ -203,8 +203,9 @@ TEST(PowerLimitSearch, NeedsTheComputeObjectiveAndRefusesScale) {
   PlanRequest r = AutoGb200(100e6);
   r.mutable_constraints()->set_objective(OBJECTIVE_MAX_GPUS);
   EXPECT_THAT(SolvePlan(r), StatusIs(absl::StatusCode::kFailedPrecondition,
-                                     HasSubstr("set constraints.objective to "
-                                               "OBJECTIVE_MAX_REALIZED_COMPUTE")));
+                                     HasSubstr("so constraints.objective must be "
+                                               "OBJECTIVE_MAX_REALIZED_COMPUTE, got "
+                                               "OBJECTIVE_MAX_GPUS")));
   const int64_t sizes[] = {72};
   EXPECT_THAT(Scale(AutoGb200(100e6), sizes),
               StatusIs(absl::StatusCode::kFailedPrecondition,
