@@ -43,6 +43,15 @@ absl::Status ValidateCurve(const Accelerator& a, absl::string_view path) {
   const int n = a.power_curve_size();
   if (n == 0) return absl::OkStatus();
   const std::string field = FieldPath(path, "power_curve");
+  // Each point's values first (a NaN names its own field), then the curve's shape.
+  for (int i = 0; i < n; ++i) {
+    const std::string point = absl::StrCat(field, "[", i, "]");
+    const PowerPerformancePoint& p = a.power_curve(i);
+    DCPLAN_RETURN_IF_ERROR(
+        CheckInRange(point, "power_fraction", p.power_fraction(), kMinPowerCurveFraction, 1.0));
+    DCPLAN_RETURN_IF_ERROR(
+        CheckInRange(point, "throughput_fraction", p.throughput_fraction(), 0.0, 1.0, kOpenLow));
+  }
   if (n < 2) {
     return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
                              field, " must have at least 2 points (the last {1, 1}), got ", n)),
@@ -51,10 +60,6 @@ absl::Status ValidateCurve(const Accelerator& a, absl::string_view path) {
   for (int i = 0; i < n; ++i) {
     const std::string point = absl::StrCat(field, "[", i, "]");
     const PowerPerformancePoint& p = a.power_curve(i);
-    DCPLAN_RETURN_IF_ERROR(
-        CheckInRange(point, "power_fraction", p.power_fraction(), kMinPowerCurveFraction, 1.0));
-    DCPLAN_RETURN_IF_ERROR(
-        CheckInRange(point, "throughput_fraction", p.throughput_fraction(), 0.0, 1.0, kOpenLow));
     if (i == 0) continue;
     const PowerPerformancePoint& q = a.power_curve(i - 1);
     if (!(p.power_fraction() > q.power_fraction())) {
