@@ -43,7 +43,14 @@ absl::Status ValidateCurve(const Accelerator& a, absl::string_view path) {
   const int n = a.power_curve_size();
   if (n == 0) return absl::OkStatus();
   const std::string field = FieldPath(path, "power_curve");
-  // Each point's values first (a NaN names its own field), then the curve's shape.
+  // Every value finite first (a NaN names its own field), then each point's range, then the
+  // curve's shape.
+  for (int i = 0; i < n; ++i) {
+    const std::string point = absl::StrCat(field, "[", i, "]");
+    DCPLAN_RETURN_IF_ERROR(CheckFinite(point, "power_fraction", a.power_curve(i).power_fraction()));
+    DCPLAN_RETURN_IF_ERROR(
+        CheckFinite(point, "throughput_fraction", a.power_curve(i).throughput_fraction()));
+  }
   for (int i = 0; i < n; ++i) {
     const std::string point = absl::StrCat(field, "[", i, "]");
     const PowerPerformancePoint& p = a.power_curve(i);
