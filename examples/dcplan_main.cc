@@ -57,7 +57,7 @@ const std::vector<FlagGroup>& FlagGroups() {
         {"site_money",
          {"pue", "annual_pue", "cooling", "provisioning", "provisioning_margin", "max_buildings",
           "horizon_years", "electricity", "gpu_price", "server_price", "wacc", "facility_cost",
-          "it_life", "mfu_model"}},
+          "it_life", "mfu_model", "gpu_power_limit"}},
         {"workload", {"workload", "model", "checkpoint_write_gbps", "scale_out_gbps"}},
         {"compare", {"presets", "requests", "set"}},
         {"sizes", {"gpus"}},

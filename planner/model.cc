@@ -11,6 +11,7 @@
 #include "planner/fabric.h"
 #include "planner/reference_mfu.h"
 #include "planner/validate.h"
+#include "planner/workload/power_limit.h"
 #include "planner/workload_mfu.h"
 
 namespace dcplan {
@@ -97,10 +98,17 @@ Power UnderLoad(double nameplate, double measured) {
 
 AcceleratorModel BuildAcceleratorModel(const Accelerator& acc, const Provisioning& provisioning) {
   AcceleratorModel out;
-  out.peak = units::FlopsPerSecond(acc.peak_flops_per_second());
-  out.tdp = units::Watts(acc.tdp_watts());
-  out.power = Provisioned(provisioning, acc.tdp_watts(), acc.measured_power_watts());
-  out.measured = UnderLoad(acc.tdp_watts(), acc.measured_power_watts());
+  // Under a power limit L (planner/workload/power_limit.h) the board cannot draw more than L: L is
+  // its nameplate, min(measured, L) its draw, and the peak the curve's share of the rated one.
+  const double limit = units::InWatts(EffectivePowerLimit(acc));
+  const double measured =
+      acc.measured_power_watts() > 0 ? std::min(acc.measured_power_watts(), limit) : 0.0;
+  out.power_throughput = PowerThroughputFraction(acc);
+  out.peak = units::FlopsPerSecond(acc.peak_flops_per_second()) * out.power_throughput;
+  out.has_power_limit = HasPowerLimit(acc);
+  out.tdp = units::Watts(limit);
+  out.power = Provisioned(provisioning, limit, measured);
+  out.measured = UnderLoad(limit, measured);
   out.hbm = units::Bytes(acc.hbm_bytes());
   out.hbm_bandwidth = units::BytesPerSecond(acc.hbm_bandwidth_bytes_per_second());
   out.price = units::Usd(acc.price_usd());

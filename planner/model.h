@@ -32,10 +32,12 @@ namespace dcplan {
 // Every device's power comes three ways: `power` as provisioned (site.provisioning), its nameplate,
 // and its measured draw under training load (the energy bill's basis).
 struct AcceleratorModel {
-  units::ComputeRate peak;  // dense peak at the training precision
+  units::ComputeRate peak;  // dense peak at the training precision, under the power limit
   units::Power power;       // provisioned
-  units::Power tdp;         // nameplate
-  units::Power measured;    // under training load (the TDP when not given)
+  units::Power tdp;         // nameplate: the power limit when one is set
+  bool has_power_limit = false;
+  units::Ratio power_throughput;  // the power curve's share of the rated peak (1 without a limit)
+  units::Power measured;          // under training load (the TDP when not given)
   units::Data hbm;
   units::DataRate hbm_bandwidth;
   units::Money price;

@@ -60,6 +60,10 @@ void FillCompute(const Model& m, const ClusterEval& e, ComputePlan* c) {
   c->set_mfu(units::InFraction(e.mfu));
   c->set_realized_flops_per_second(units::InFlopsPerSecond(e.realized));
   c->set_efficiency_model(m.mfu->Describe());
+  if (m.accelerator.has_power_limit) {
+    c->set_gpu_power_limit_watts(units::InWatts(m.accelerator.tdp));
+    c->set_power_throughput_fraction(units::InFraction(m.accelerator.power_throughput));
+  }
 }
 
 void FillNetwork(const ClusterEval& e, NetworkPlan* n) {

@@ -12,12 +12,24 @@
 #include "planner/ledger.h"
 #include "planner/model.h"
 #include "planner/plan.h"
+#include "planner/power_limit_search.h"
 #include "planner/solver.h"
 #include "planner/training.h"
 
 namespace dcplan {
 
 absl::StatusOr<Plan> SolvePlan(const PlanRequest& request, const ExplainOptions& explain) {
+  if (request.hardware().accelerator().power_limit_auto()) {
+    // Validate as given first, so a bad request fails with its own message, not a candidate's.
+    DCPLAN_RETURN_IF_ERROR(BuildModel(request).status());
+    DCPLAN_ASSIGN_OR_RETURN(PowerLimitChoice choice, ChoosePowerLimit(request));
+    DCPLAN_ASSIGN_OR_RETURN(Plan plan, SolvePlan(WithPowerLimit(request, choice.limit), explain));
+    plan.add_notes(absl::StrFormat(
+        "hardware.accelerator.power_limit_auto chose a GPU power limit of %.15g W of the %.15g W "
+        "TDP: the most realized compute under the caps (%d limits solved)",
+        units::InWatts(choice.limit), request.hardware().accelerator().tdp_watts(), choice.solves));
+    return plan;
+  }
   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
   DCPLAN_ASSIGN_OR_RETURN(Solution solution, Solve(model));
   Plan plan = ToPlan(model, solution);
@@ -47,6 +59,7 @@ absl::StatusOr<ScaleReport> Scale(const PlanRequest& request,
 absl::Status ScaleEach(
     const PlanRequest& request, absl::Span<const int64_t> gpu_counts, ThreadPool* pool,
     absl::FunctionRef<absl::Status(int64_t first, absl::Span<const ScaleRow> rows)> consume) {
+  DCPLAN_RETURN_IF_ERROR(RefuseAutoPowerLimit(request, "scale"));
   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
   if (gpu_counts.empty()) return absl::InvalidArgumentError("gpus: give at least one cluster size");
   for (size_t i = 0; i < gpu_counts.size(); ++i) {

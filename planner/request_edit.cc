@@ -60,6 +60,8 @@ constexpr FieldAlias kAliases[] = {
     // Hardware the training job sees.
     {"kernel_efficiency", "hardware.calibration.kernel_efficiency"},
     {"scale_up_gpus", "hardware.network.scale_up_domain_gpus"},
+    // A power in watts ("960W"), or "auto": hardware.accelerator.power_limit_auto (see SetField).
+    {"gpu_power_limit", "hardware.accelerator.power_limit_watts"},
     // The training job.
     {"params", "workload.params"},
     {"layers", "workload.layers"},
@@ -103,7 +105,12 @@ struct Exclusive {
 constexpr Exclusive kExclusive[] = {
     {"workload.global_batch_tokens", "workload.global_batch_sequences"},
     {"workload.global_batch_sequences", "workload.global_batch_tokens"},
+    // A limit given replaces a search for one.
+    {"hardware.accelerator.power_limit_watts", "hardware.accelerator.power_limit_auto"},
 };
+
+constexpr char kPowerLimitPath[] = "hardware.accelerator.power_limit_watts";
+constexpr char kPowerLimitAutoPath[] = "hardware.accelerator.power_limit_auto";
 
 // Caps whose 0 means "none": 0 typed by a person is refused (it would read as "no cap").
 bool IsZeroMeansNoneCap(absl::string_view path) {
@@ -736,6 +743,14 @@ absl::Status SetField(absl::string_view path, absl::string_view text, absl::stri
                       PlanRequest* request) {
   auto field = ResolveField(path);
   if (!field.ok()) return field.status();
+  // "auto" for the power limit asks the solver to search it: power_limit_auto, and no fixed limit.
+  if (field->path == kPowerLimitPath &&
+      absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(text), "auto")) {
+    auto automatic = ResolveField(kPowerLimitAutoPath);
+    if (!automatic.ok()) return automatic.status();
+    ClearField(*field, request);
+    return SetField(*automatic, "true", source, request);
+  }
   absl::string_view name = absl::StripAsciiWhitespace(path);
   const bool strict = HidesUnit(name);
   if (strict) {

@@ -30,6 +30,7 @@
 #include "planner/presets/models.h"
 #include "planner/request_edit.h"
 #include "planner/uncertain.h"
+#include "planner/workload/power_limit.h"
 #include "planner/workload/workload_validate.h"
 #include "proto/request.pb.h"
 
@@ -111,7 +112,17 @@ absl::Status ValidateAccelerator(const Accelerator& accelerator, absl::string_vi
   DCPLAN_RETURN_IF_ERROR(CheckNonNegative(path, "peak_fp4_flops_per_second",
                                           accelerator.peak_fp4_flops_per_second(),
                                           limits::kMaxPeakFlopsPerSecond));
+  DCPLAN_RETURN_IF_ERROR(ValidatePowerLimit(accelerator, path));
   return CheckNonNegative(path, "price_usd", accelerator.price_usd(), limits::kMaxUsd);
+}
+
+// A valid accelerator's provisioned power, under its power limit when one is set (as
+// planner/model.cc builds it: the limit is the nameplate, min(measured, limit) the draw).
+double ProvisionedGpuWatts(const Accelerator& gpu, const Provisioning& provisioning) {
+  const double limit = gpu.power_limit_watts() > 0 ? gpu.power_limit_watts() : gpu.tdp_watts();
+  const double measured =
+      gpu.measured_power_watts() > 0 ? std::min(gpu.measured_power_watts(), limit) : 0.0;
+  return defaults::ProvisionedWatts(limit, measured, provisioning);
 }
 
 absl::Status ValidateServer(const Server& server, absl::string_view path) {
@@ -145,8 +156,7 @@ absl::Status ValidateRack(const Rack& rack, const Accelerator& accelerator, cons
                                        rack.measured_overhead_watts(), "overhead_watts",
                                        rack.overhead_watts()));
   if (rack.power_limit_watts() > 0) {
-    const double gpu_watts = defaults::ProvisionedWatts(
-        accelerator.tdp_watts(), accelerator.measured_power_watts(), provisioning);
+    const double gpu_watts = ProvisionedGpuWatts(accelerator, provisioning);
     const double server_overhead = defaults::ProvisionedWatts(
         server.overhead_watts(), server.measured_overhead_watts(), provisioning);
     const double rack_overhead = defaults::ProvisionedWatts(
@@ -602,8 +612,7 @@ absl::Status ValidateCoolingFitsHardware(const Hardware& hardware, const Site& s
   const Rack& rack = hardware.rack();
   const Provisioning& provisioning = site.provisioning();
   const double server_watts =
-      server.gpus_per_server() *
-          defaults::ProvisionedWatts(gpu.tdp_watts(), gpu.measured_power_watts(), provisioning) +
+      server.gpus_per_server() * ProvisionedGpuWatts(gpu, provisioning) +
       defaults::ProvisionedWatts(server.overhead_watts(), server.measured_overhead_watts(),
                                  provisioning);
   // Without a rack every server is a rack of its own.
@@ -765,6 +774,16 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateConstraints(request.constraints(), request.site(), "constraints"));
   DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
   DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
+  if (request.hardware().accelerator().power_limit_auto() &&
+      request.constraints().objective() != OBJECTIVE_MAX_REALIZED_COMPUTE) {
+    return WithFieldPath(
+        absl::FailedPreconditionError(absl::StrCat(
+            "hardware.accelerator.power_limit_auto searches the GPU power limit with the most "
+            "realized compute, so constraints.objective must be OBJECTIVE_MAX_REALIZED_COMPUTE, "
+            "got ",
+            Objective_Name(request.constraints().objective()))),
+        "hardware.accelerator.power_limit_auto");
+  }
   if (request.has_workload()) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));

@@ -61,9 +61,17 @@ bad "zero horizon" 1 'dcplan: --horizon_years must be > 0, got 0' fit --power=1M
 bad "horizon above 50 years" 1 'dcplan: --horizon_years must be <= 50, got 51' fit --power=1MW --horizon_years=51
 bad "budget_on opex" 1 'dcplan: --budget_on must be one of capex, tco; got "opex"' fit --budget_on=opex
 bad "unknown objective" 1 'dcplan: --objective must be one of max_gpus, max_realized_compute; got "flops"' fit --objective=flops
+bad "gpu power limit above the TDP" 1 'dcplan: --gpu_power_limit must be <= tdp_watts (1200), got 1300' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=1300W
+bad "gpu power limit below the curve" 1 'dcplan: --gpu_power_limit must be >= 600 (50% of tdp_watts 1200, the lowest power the power curve covers), got 500' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=500W
+bad "negative gpu power limit" 1 'dcplan: --gpu_power_limit must be > 0 when set (0 = none: the TDP), got -5' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=-5W
+bad "gpu power limit not a power" 1 'dcplan: --gpu_power_limit: expected a power such as 50MW, got "fast"' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=fast
+bad "auto power limit needs the compute objective" 1 'dcplan: --gpu_power_limit=auto searches the GPU power limit with the most realized compute, so constraints.objective must be OBJECTIVE_MAX_REALIZED_COMPUTE, got OBJECTIVE_UNSPECIFIED' fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=auto
+bad "scale does not search a power limit" 1 'dcplan: --gpu_power_limit=auto is true, but scale does not search a power limit (fit and compare do): give a limit in watts' scale --preset=gb200-nvl72 --gpus=72 --gpu_power_limit=auto --objective=compute
+bad "a curve point without its throughput" 1 'dcplan: hardware.accelerator.power_curve[0].throughput_fraction must be in (0, 1], got 0' fit --preset=gb200-nvl72 --power=100MW --set=hardware.accelerator.power_curve[0].power_fraction=0.5
+bad "a power curve not ending at 1, 1" 1 'dcplan: hardware.accelerator.power_curve[1] must be {power_fraction: 1, throughput_fraction: 1} (at the rated power nothing changes), got {1, 0.9}' fit --preset=gb200-nvl72 --power=100MW --set='hardware.accelerator.power_curve[0].power_fraction=0.5' --set='hardware.accelerator.power_curve[0].throughput_fraction=0.8' --set='hardware.accelerator.power_curve[1].power_fraction=1' --set='hardware.accelerator.power_curve[1].throughput_fraction=0.9'
 bad "unknown power_at" 1 'dcplan: --power_at must be one of facility, it, substation; got "rack"' fit --power_at=rack
 bad "unknown format" 1 'dcplan: --format must be one of table, json, textproto, text, binary, csv; got "xml"' fit --format=xml
-bad "unknown preset" 1 'dcplan: unknown preset "nope"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed' fit --preset=nope
+bad "unknown preset" 1 'dcplan: unknown preset "nope"; known presets: a100-dgx, b200-dgx, b300-dgx, gb200-nvl72, gb300-nvl72, gh200, h100-dgx, h200-dgx, mi300x, mi355x, seed, vr200-nvl144' fit --preset=nope
 bad "scale size 0" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "0"' scale --gpus=0
 bad "scale size above 10^12" 1 'dcplan: --gpus: expected a whole number in [1, 1000000000000], got "1e13"' scale --gpus=1e13
 bad "scale size not a number" 1 'dcplan: --gpus: expected a count such as 16M, got "abc"' scale --gpus=abc
@@ -152,7 +160,7 @@ got=$("$DCPLAN" fit --request=- --in_format=text <"$SEED" --format=json | python
 check "--request=- --in_format=text reads standard input" 32784 "$got"
 # At most about 80 bytes of any value in a message: its start and end, and its length.
 long=$(printf 'x%.0s' $(seq 300))
-bad "a long preset name is clipped" 1 "dcplan: unknown preset \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed" fit --preset="$long"
+bad "a long preset name is clipped" 1 "dcplan: unknown preset \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; known presets: a100-dgx, b200-dgx, b300-dgx, gb200-nvl72, gb300-nvl72, gh200, h100-dgx, h200-dgx, mi300x, mi355x, seed, vr200-nvl144" fit --preset="$long"
 bad "a long flag value is clipped" 1 "dcplan: --pue: expected a number, got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx[... 300 bytes ...]xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"" fit --pue="$long"
 bad "a long --vary is clipped" 1 "dcplan: --vary: axis \"pue=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,[... 2405 bytes ...],1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,x\": expected a number, got \"x\"" sweep --preset=seed --power=1MW --vary="pue=$(printf '1,%.0s' $(seq 1200))x"
 # Control characters from a file or the command line are printed escaped, never acted on.

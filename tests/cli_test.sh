@@ -158,6 +158,16 @@ check "compare --cooling sets it for all" 0 "$(grep -c 'site.cooling' "$TMP/comp
   --it_life=6 --format=json > "$TMP/aliases.json"
 # In path order: facility cost, IT life, WACC, GPU price.
 check "aliases reach their fields" "12 6 0.1 35000" "$(json_get "$TMP/aliases.json" "' '.join('%g' % a['value'] for a in sorted(p['assumptions'], key=lambda a: a['path']) if a['path'] in ('hardware.accelerator.price_usd','costs.wacc','costs.facility_usd_per_it_watt','costs.it_life_years'))")"
+# Every --set applies, not only the last (abseil's list flag kept the last occurrence alone), and a
+# list value keeps its commas.
+"$DCPLAN" fit --preset=h100-dgx --power=50MW --set=site.pue=1.3 --set=costs.wacc=0.1 \
+  --set='hardware.network.upper_tier_oversubscription=[7, 3]' --format=json > "$TMP/sets.json"
+check "two --sets both apply" "0.1 1.3" "$(json_get "$TMP/sets.json" "' '.join('%g' % a['value'] for a in sorted(p['assumptions'], key=lambda a: a['path']) if a['path'] in ('site.pue','costs.wacc'))")"
+# --gpu_power_limit: a limit in watts, or auto with the compute objective (the plan names the limit).
+"$DCPLAN" fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=960W --format=json > "$TMP/limit.json"
+check "--gpu_power_limit=960W" "960 0.97" "$(json_get "$TMP/limit.json" "'%g %g' % (p['compute']['gpu_power_limit_watts'], p['compute']['power_throughput_fraction'])")"
+"$DCPLAN" fit --preset=gb200-nvl72 --power=100MW --gpu_power_limit=auto --objective=compute > "$TMP/auto.txt"
+check "--gpu_power_limit=auto names the limit it chose" 1 "$(grep -c '^note: hardware.accelerator.power_limit_auto chose a GPU power limit of' "$TMP/auto.txt")"
 expect_error "--set error names the path" "--set=site.pue must be >= 1.0, got 0.9" fit --power=50MW --set=site.pue=0.9
 expect_error "an unknown path suggests the nearest" 'did you mean site.pue?' fit --power=50MW --set=site.peu=1.2
 expect_error "a flag of another command" "fit does not use --gpus" fit --power=50MW --gpus=8

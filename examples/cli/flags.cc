@@ -77,7 +77,26 @@ ABSL_FLAG(std::string, in_format, "",
           "binary");
 ABSL_FLAG(std::string, out_format, "", "output encoding for convert: text, json or binary");
 ABSL_FLAG(std::string, type, "request", "message type for convert and validate: request or plan");
-ABSL_FLAG(std::vector<std::string>, set, {},
+namespace dcplan::cli {
+
+// Each occurrence of --set is parsed into a fresh value, so the occurrences so far are kept here.
+// An empty text is the default's (abseil round-trips it in debug builds) and adds nothing.
+bool AbslParseFlag(absl::string_view text, SetAssignments* out, std::string* /*error*/) {
+  static auto* seen = new std::vector<std::string>();
+  if (text.empty()) {
+    out->items.clear();
+    return true;
+  }
+  seen->emplace_back(text);
+  out->items = *seen;
+  return true;
+}
+
+std::string AbslUnparseFlag(const SetAssignments& value) { return absl::StrJoin(value.items, " "); }
+
+}  // namespace dcplan::cli
+
+ABSL_FLAG(dcplan::cli::SetAssignments, set, {},
           "PATH=VALUE: set any request field by its path, in its unit (repeatable): "
           "--set=hardware.accelerator.price_usd=35000 --set=costs.wacc=10% --set=site.pue=1.2 "
           "--set=site.cooling=liquid --set=hardware.network.upper_tier_oversubscription=[7]");
@@ -91,6 +110,9 @@ ABSL_FLAG(std::string, wacc, "",
 ABSL_FLAG(std::string, facility_cost, "",
           "facility build cost per IT watt, e.g. '$12/W' or '12M USD/MW' "
           "(costs.facility_usd_per_it_watt)");
+ABSL_FLAG(std::string, gpu_power_limit, "",
+          "power limit on each GPU, e.g. 960W, or auto: the limit with the most realized compute "
+          "under the caps (with --objective=compute) (hardware.accelerator.power_limit_watts)");
 ABSL_FLAG(std::string, it_life, "",
           "life of the IT hardware, e.g. 5 or 5y: its capex is spread over it "
           "(costs.it_life_years)");
@@ -200,7 +222,8 @@ const std::vector<std::string>& RequestFlagNames() {
                                                           "server_price",
                                                           "wacc",
                                                           "facility_cost",
-                                                          "it_life"};
+                                                          "it_life",
+                                                          "gpu_power_limit"};
   return *names;
 }
 
@@ -217,8 +240,17 @@ absl::Status ApplyAliasFlag(const std::string& name, PlanRequest* r) {
   const std::string text = flag->CurrentValue();
   if (text.empty()) return absl::OkStatus();
   const std::string flag_name = absl::StrCat("--", name);
-  RecordUserName(ResolveAlias(name), flag_name);
-  return SetField(name, text, flag_name, r);
+  const std::string path = ResolveAlias(name);
+  RecordUserName(path, flag_name);
+  DCPLAN_RETURN_IF_ERROR(SetField(name, text, flag_name, r));
+  // A value that sets another field than the alias's own (--gpu_power_limit=auto sets
+  // hardware.accelerator.power_limit_auto) is named by the flag and its value.
+  for (const FieldSource& s : r->sources()) {
+    if (s.source() == flag_name && s.path() != path) {
+      RecordUserName(s.path(), absl::StrCat(flag_name, "=", text));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // --mfu_model: the efficiency model by name (the field paths under `efficiency` set its details).
@@ -303,7 +335,7 @@ absl::Status ApplyOverrides(PlanRequest* r) {
         "(--objective=gpus for the most GPUs)");
   }
   // --set=PATH=VALUE, in order, after the flags: the most specific word wins.
-  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+  for (const std::string& assignment : absl::GetFlag(FLAGS_set).items) {
     const size_t eq = assignment.find('=');
     const std::string name =
         absl::StrCat("--set=", eq == std::string::npos ? assignment : assignment.substr(0, eq));

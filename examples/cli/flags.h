@@ -47,7 +47,17 @@ ABSL_DECLARE_FLAG(std::string, in);
 ABSL_DECLARE_FLAG(std::string, in_format);
 ABSL_DECLARE_FLAG(std::string, out_format);
 ABSL_DECLARE_FLAG(std::string, type);
-ABSL_DECLARE_FLAG(std::vector<std::string>, set);
+namespace dcplan::cli {
+// --set's value: every occurrence's PATH=VALUE, in command-line order. (abseil's
+// std::vector<std::string> flag keeps only the last occurrence and splits it at commas, which lost
+// every --set but the last and cut a list value such as [7, 3] apart.)
+struct SetAssignments {
+  std::vector<std::string> items;
+};
+bool AbslParseFlag(absl::string_view text, SetAssignments* out, std::string* error);
+std::string AbslUnparseFlag(const SetAssignments& value);
+}  // namespace dcplan::cli
+ABSL_DECLARE_FLAG(dcplan::cli::SetAssignments, set);
 
 namespace dcplan::cli {
 

@@ -11,10 +11,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -38,7 +40,8 @@ using ::testing::StartsWith;
 
 // What `unknown preset` messages list: every preset, sorted.
 constexpr char kKnownPresets[] =
-    "known presets: a100-dgx, b200-dgx, gb200-nvl72, h100-dgx, h200-dgx, mi300x, seed";
+    "known presets: a100-dgx, b200-dgx, b300-dgx, gb200-nvl72, gb300-nvl72, gh200, h100-dgx, "
+    "h200-dgx, mi300x, mi355x, seed, vr200-nvl144";
 
 // The preset, which must load (the failure is reported by the caller's ASSERT).
 PlanRequest MustLoad(const std::string& name) {
@@ -61,9 +64,10 @@ std::string ReadPresetFile(const std::string& name) {
   return text.str();
 }
 
-TEST(PresetNames, ListsTheSevenPresetsSorted) {
-  EXPECT_THAT(PresetNames(), ElementsAre("a100-dgx", "b200-dgx", "gb200-nvl72", "h100-dgx",
-                                         "h200-dgx", "mi300x", "seed"));
+TEST(PresetNames, ListsTheTwelvePresetsSorted) {
+  EXPECT_THAT(PresetNames(),
+              ElementsAre("a100-dgx", "b200-dgx", "b300-dgx", "gb200-nvl72", "gb300-nvl72", "gh200",
+                          "h100-dgx", "h200-dgx", "mi300x", "mi355x", "seed", "vr200-nvl144"));
 }
 
 TEST(LoadPreset, ParsesEveryPresetNamedAfterItsFile) {
@@ -250,6 +254,18 @@ constexpr ReferenceRow kReference[] = {
     {"gb200-nvl72", 2500e12, 1200, 72, 186e9, 192e9, 8e12, 132000},
     // MI300X: 1307.4, 750 W, 192 GB, 5.3 TB/s, 8 per domain; server power not published.
     {"mi300x", 1307.4e12, 750, 8, 192e9, 192e9, 5.3e12, 0},
+    // B300 (HGX B300): 2250, 1100 W (estimate), 288 GB, 8 TB/s; DGX B300 ~14 kW (estimate).
+    {"b300-dgx", 2250e12, 1100, 8, 288e9, 288e9, 8e12, 14000},
+    // Blackwell Ultra in GB300 NVL72: 2500, 1400 W (estimate), 279-288 GB, 8 TB/s; one NVL72 rack
+    // at 72 x 1,400 + 45,600 = 146,400 W (estimate).
+    {"gb300-nvl72", 2500e12, 1400, 72, 279e9, 288e9, 8e12, 146400},
+    // GH200: 989.4, 1000 W module, 96 GB, 4 TB/s, 4 per node; node power not published.
+    {"gh200", 989.4e12, 1000, 4, 96e9, 96e9, 4e12, 0},
+    // MI355X: 2516.6, 1400 W, 288 GB, 8 TB/s, 8 per platform; platform power not published.
+    {"mi355x", 2516.6e12, 1400, 8, 288e9, 288e9, 8e12, 0},
+    // Rubin in Vera Rubin NVL144 (announced; BF16 and power estimates): 8333, 1800 W, 288 GB,
+    // 13 TB/s, 72 per rack; 72 x 1,800 + 60,000 = 189,600 W (estimate).
+    {"vr200-nvl144", 8333e12, 1800, 72, 288e9, 288e9, 13e12, 189600},
 };
 
 TEST(RealPresets, MatchThePublishedFigures) {
@@ -312,6 +328,176 @@ TEST(RealPresets, FillInEverySection) {
     EXPECT_GT(r.costs().electricity_usd_per_kwh(), 0.0);
     EXPECT_GT(r.costs().maintenance_fraction_per_year(), 0.0);
   }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Each figure against its SOURCES.md row: the row's value column starts with the figure, in the
+// unit given here ("2,500 TFLOP/s (...)" with 1e12, "$45,000" with 1, "288 GB" with 1e9).
+// ------------------------------------------------------------------------------------------------
+
+std::string ReadRunfile(const std::string& path);
+
+struct SourcedFigure {
+  const char* preset;
+  const char* path;  // a numeric field of PlanRequest
+  const char* row;   // SOURCES.md id
+  double unit;
+};
+
+constexpr SourcedFigure kSourcedFigures[] = {
+    // FP8 and FP4 peaks of the earlier presets.
+    {"h100-dgx", "hardware.accelerator.peak_fp8_flops_per_second", "h100-fp8", 1e12},
+    {"h200-dgx", "hardware.accelerator.peak_fp8_flops_per_second", "h200-fp8", 1e12},
+    {"b200-dgx", "hardware.accelerator.peak_fp8_flops_per_second", "b200-fp8", 1e12},
+    {"b200-dgx", "hardware.accelerator.peak_fp4_flops_per_second", "b200-fp4", 1e12},
+    {"gb200-nvl72", "hardware.accelerator.peak_fp8_flops_per_second", "gb200-fp8", 1e12},
+    {"gb200-nvl72", "hardware.accelerator.peak_fp4_flops_per_second", "gb200-fp4", 1e12},
+    {"mi300x", "hardware.accelerator.peak_fp8_flops_per_second", "mi300x-fp8", 1e12},
+    // gb300-nvl72.
+    {"gb300-nvl72", "hardware.accelerator.peak_flops_per_second", "gb300-bf16", 1e12},
+    {"gb300-nvl72", "hardware.accelerator.peak_fp8_flops_per_second", "gb300-fp8", 1e12},
+    {"gb300-nvl72", "hardware.accelerator.peak_fp4_flops_per_second", "gb300-fp4", 1e12},
+    {"gb300-nvl72", "hardware.accelerator.tdp_watts", "gb300-tdp", 1},
+    {"gb300-nvl72", "hardware.accelerator.hbm_bytes", "gb300-hbm", 1e9},
+    {"gb300-nvl72", "hardware.accelerator.hbm_bandwidth_bytes_per_second", "gb300-hbm-bandwidth",
+     1e12},
+    {"gb300-nvl72", "hardware.network.scale_up_domain_gpus", "gb300-nvlink", 1},
+    {"gb300-nvl72", "hardware.server.price_usd", "gb300-price", 1},
+    {"gb300-nvl72", "hardware.calibration.compute_units", "blackwell-ultra-sms", 1},
+    {"gb300-nvl72", "hardware.network.switch_radix", "xdr-switch", 1},
+    {"gb300-nvl72", "hardware.network.switch_power_watts", "xdr-switch-power-price", 1},
+    {"gb300-nvl72", "hardware.network.optic_power_watts", "xdr-optics", 1},
+    // b300-dgx.
+    {"b300-dgx", "hardware.accelerator.peak_flops_per_second", "b300-bf16", 1e12},
+    {"b300-dgx", "hardware.accelerator.peak_fp8_flops_per_second", "b300-fp8", 1e12},
+    {"b300-dgx", "hardware.accelerator.peak_fp4_flops_per_second", "b300-fp4", 1e12},
+    {"b300-dgx", "hardware.accelerator.tdp_watts", "b300-tdp", 1},
+    {"b300-dgx", "hardware.accelerator.hbm_bytes", "b300-hbm", 1e9},
+    {"b300-dgx", "hardware.accelerator.hbm_bandwidth_bytes_per_second", "b300-hbm-bandwidth", 1e12},
+    {"b300-dgx", "hardware.accelerator.price_usd", "b300-price", 1},
+    {"b300-dgx", "hardware.network.scale_up_domain_gpus", "b300-nvlink", 1},
+    {"b300-dgx", "hardware.server.non_gpu_price_usd", "dgx-b300-non-gpu-price", 1},
+    {"b300-dgx", "hardware.rack.max_servers_per_rack", "b300-rack", 1},
+    {"b300-dgx", "hardware.calibration.compute_units", "blackwell-ultra-sms", 1},
+    // mi355x.
+    {"mi355x", "hardware.accelerator.peak_flops_per_second", "mi355x-bf16", 1e12},
+    {"mi355x", "hardware.accelerator.peak_fp8_flops_per_second", "mi355x-fp8", 1e12},
+    {"mi355x", "hardware.accelerator.peak_fp4_flops_per_second", "mi355x-fp4", 1e12},
+    {"mi355x", "hardware.accelerator.tdp_watts", "mi355x-tdp", 1},
+    {"mi355x", "hardware.accelerator.hbm_bytes", "mi355x-hbm", 1e9},
+    {"mi355x", "hardware.accelerator.hbm_bandwidth_bytes_per_second", "mi355x-hbm-bandwidth", 1e12},
+    {"mi355x", "hardware.accelerator.price_usd", "mi355x-price", 1},
+    {"mi355x", "hardware.network.scale_up_domain_gpus", "mi355x-infinity-fabric", 1},
+    {"mi355x", "hardware.calibration.compute_units", "mi355x-cus", 1},
+    {"mi355x", "hardware.server.overhead_watts", "mi355x-server", 1},
+    {"mi355x", "hardware.rack.max_servers_per_rack", "mi355x-rack", 1},
+    // gh200.
+    {"gh200", "hardware.accelerator.peak_flops_per_second", "gh200-bf16", 1e12},
+    {"gh200", "hardware.accelerator.peak_fp8_flops_per_second", "gh200-fp8", 1e12},
+    {"gh200", "hardware.accelerator.tdp_watts", "gh200-tdp", 1},
+    {"gh200", "hardware.accelerator.hbm_bytes", "gh200-hbm", 1e9},
+    {"gh200", "hardware.accelerator.price_usd", "gh200-price", 1},
+    {"gh200", "hardware.server.gpus_per_server", "gh200-node", 1},
+    {"gh200", "hardware.server.overhead_watts", "gh200-node-overhead", 1},
+    {"gh200", "hardware.network.scale_up_domain_gpus", "gh200-nvlink", 1},
+    {"gh200", "hardware.rack.max_servers_per_rack", "gh200-rack", 1},
+    {"gh200", "hardware.network.switch_radix", "slingshot-switch", 1},
+    {"gh200", "hardware.network.switch_power_watts", "slingshot-power-price", 1},
+    // vr200-nvl144 (announced figures and labelled estimates).
+    {"vr200-nvl144", "hardware.accelerator.peak_fp8_flops_per_second", "vr200-announced", 1e12},
+    {"vr200-nvl144", "hardware.accelerator.peak_flops_per_second", "vr200-bf16", 1e12},
+    {"vr200-nvl144", "hardware.accelerator.hbm_bytes", "vr200-hbm", 1e9},
+    {"vr200-nvl144", "hardware.accelerator.hbm_bandwidth_bytes_per_second", "vr200-hbm-bandwidth",
+     1e12},
+    {"vr200-nvl144", "hardware.accelerator.tdp_watts", "vr200-power", 1},
+    {"vr200-nvl144", "hardware.server.price_usd", "vr200-price", 1},
+    {"vr200-nvl144", "hardware.network.scale_up_domain_gpus", "vr200-nvlink", 1},
+    {"vr200-nvl144", "hardware.network.switch_radix", "vr200-fabric", 1},
+    {"vr200-nvl144", "hardware.calibration.compute_units", "vr200-sms", 1},
+};
+
+// The value column of SOURCES.md's row `id` ("" when there is none).
+std::string RowValue(const std::string& table, const std::string& id) {
+  const std::string anchor = absl::StrCat("| <a id=\"", id, "\"></a>");
+  const size_t at = table.find(anchor);
+  if (at == std::string::npos) return "";
+  const std::string line = table.substr(at, table.find('\n', at) - at);
+  // | anchor `id` | figure | value | source | kind | used by |
+  std::vector<std::string> cells = absl::StrSplit(line, " | ");
+  return cells.size() > 2 ? cells[2] : "";
+}
+
+// The first number of `text`, thousands separators dropped ("$3,900,000 per rack" -> 3900000).
+double FirstNumber(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  std::string digits;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      digits.push_back(c);
+    } else if (c != ',') {
+      break;
+    }
+  }
+  return digits.empty() ? -1 : std::stod(digits);
+}
+
+// The numeric field at `path` of `r`, through the descriptor.
+double FieldValue(const PlanRequest& r, const std::string& path) {
+  const google::protobuf::Message* msg = &r;
+  const std::vector<std::string> parts = absl::StrSplit(path, '.');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const google::protobuf::FieldDescriptor* f = msg->GetDescriptor()->FindFieldByName(parts[i]);
+    if (f == nullptr) return -1;
+    const google::protobuf::Reflection* reflection = msg->GetReflection();
+    if (i + 1 < parts.size()) {
+      msg = &reflection->GetMessage(*msg, f);
+      continue;
+    }
+    switch (f->cpp_type()) {
+      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
+        return reflection->GetDouble(*msg, f);
+      case google::protobuf::FieldDescriptor::CPPTYPE_UINT32:
+        return reflection->GetUInt32(*msg, f);
+      default:
+        return -1;
+    }
+  }
+  return -1;
+}
+
+TEST(Presets, EveryListedFigureIsTheFirstNumberOfItsSourcesRow) {
+  const std::string table = ReadRunfile("planner/presets/SOURCES.md");
+  ASSERT_FALSE(table.empty()) << "cannot read planner/presets/SOURCES.md";
+  for (const SourcedFigure& f : kSourcedFigures) {
+    SCOPED_TRACE(absl::StrCat(f.preset, " ", f.path, " SOURCES.md#", f.row));
+    const std::string value = RowValue(table, f.row);
+    ASSERT_FALSE(value.empty());
+    const PlanRequest r = MustLoad(f.preset);
+    EXPECT_DOUBLE_EQ(FieldValue(r, f.path), FirstNumber(value) * f.unit) << value;
+    // The preset cites that row for that field.
+    bool cited = false;
+    for (const FieldSource& s : r.sources()) {
+      cited |= s.path() == f.path && absl::StrContains(s.source(), absl::StrCat("#", f.row));
+    }
+    EXPECT_TRUE(cited);
+  }
+}
+
+TEST(Presets, VeraRubinIsLabelledAnAnnouncement) {
+  // Every published figure of vr200-nvl144's own hardware is NVIDIA's announcement, and says so
+  // (the site, costs and shared estimates cite their own sources).
+  const PlanRequest r = MustLoad("vr200-nvl144");
+  for (const FieldSource& s : r.sources()) {
+    const bool own = absl::StartsWith(s.path(), "hardware.") &&
+                     !absl::StartsWith(s.path(), "hardware.auxiliary.") &&
+                     !absl::StartsWith(s.path(), "hardware.calibration.");
+    if (own && s.origin() == ORIGIN_PRESET) {
+      EXPECT_THAT(s.source(), StartsWith("NVIDIA announcement")) << s.path();
+    }
+  }
+  EXPECT_THAT(r.hardware().accelerator().name(), HasSubstr("announced"));
 }
 
 // ------------------------------------------------------------------------------------------------

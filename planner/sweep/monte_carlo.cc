@@ -15,6 +15,7 @@
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
 #include "planner/model.h"
+#include "planner/power_limit_search.h"
 #include "planner/solver.h"
 #include "planner/training.h"
 #include "planner/validate.h"
@@ -387,6 +388,7 @@ absl::StatusOr<MonteCarloRun> MonteCarloRun::Create(const PlanRequest& request) 
   for (const UncertainInput& in : impl->inputs) {
     DCPLAN_RETURN_IF_ERROR(SetNumber(in.field, in.Quantile(0.5), &impl->median));
   }
+  DCPLAN_RETURN_IF_ERROR(RefuseAutoPowerLimit(impl->median, "uncertainty sampling"));
   DCPLAN_ASSIGN_OR_RETURN(impl->model, BuildModel(impl->median));
   impl->workload = impl->model.workload != nullptr;
   return MonteCarloRun(std::move(impl));

@@ -16,6 +16,7 @@
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
 #include "planner/model.h"
+#include "planner/power_limit_search.h"
 #include "planner/presets/presets.h"
 #include "planner/solver.h"
 #include "planner/sweep/request_fields.h"
@@ -287,6 +288,7 @@ Sweep::~Sweep() = default;
 
 absl::StatusOr<Sweep> Sweep::Create(PlanRequest base, std::vector<SweepAxis> axes,
                                     PresetLoader load_preset) {
+  DCPLAN_RETURN_IF_ERROR(RefuseAutoPowerLimit(base, "a sweep"));
   auto impl = std::make_unique<Impl>();
   impl->base = std::move(base);
   impl->load_preset = load_preset ? std::move(load_preset)

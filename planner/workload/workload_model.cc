@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/numbers.h"
+#include "planner/workload/power_limit.h"
 #include "planner/workload/workload_defaults.h"
 
 namespace dcplan {
@@ -369,7 +370,10 @@ CalibrationModel BuildCalibration(const EfficiencyCalibration& c) {
   return m;
 }
 
-TrainingHardware BuildTrainingHardware(const Hardware& p) {
+TrainingHardware BuildTrainingHardware(const Hardware& rated) {
+  // Under a GPU power limit every peak rate is the curve's share of the rated one.
+  Hardware limited;
+  const Hardware& p = WithPowerLimitedPeaks(rated, &limited);
   TrainingHardware hw;
   hw.peak = units::FlopsPerSecond(p.accelerator().peak_flops_per_second());
   hw.peak_fp8 = units::FlopsPerSecond(p.accelerator().peak_fp8_flops_per_second());

@@ -250,7 +250,9 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& workload);
 // The calibration with its defaults applied.
 CalibrationModel BuildCalibration(const EfficiencyCalibration& calibration);
 
-// The hardware the workload model needs, from a validated request's hardware.
+// The hardware the workload model needs, from a validated request's hardware. Under a GPU power
+// limit (hardware.accelerator.power_limit_watts) every peak is scaled by the power curve
+// (planner/workload/power_limit.h).
 TrainingHardware BuildTrainingHardware(const Hardware& hardware);
 
 // The kernel times of one layer and of the output layer that depend on the configuration only
