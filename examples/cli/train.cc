@@ -11,6 +11,7 @@
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
 #include "examples/cli/training_report.h"
+#include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/training.h"
 
@@ -42,6 +43,7 @@ absl::Status RunTrain() {
   auto plan = PlanTraining(*model, (*gpus)[0]);
   notice.reset();
   if (!plan.ok()) return plan.status();
+  *plan->mutable_mfu_interval() = MfuIntervalOf(plan->mfu(), MfuErrorFor(*request));
   absl::Status written = *format == OutputFormat::kTable ? WriteOutput(TrainingTable(*plan))
                                                          : WriteMessage(*plan, *format);
   return written;

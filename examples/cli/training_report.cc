@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "examples/cli/flags.h"
+#include "examples/cli/report.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -63,7 +64,8 @@ std::string TrainingTable(const TrainingPlan& t) {
           ? absl::StrCat("best of ", units::FormatCount(t.configurations_evaluated()), " searched")
           : "as given");
   absl::StrAppendFormat(
-      &s, "  MFU           %s (HFU %s), %s realized\n", Pct(t.mfu()), Pct(t.hfu()),
+      &s, "  MFU           %s%s (HFU %s), %s realized\n", Pct(t.mfu()),
+      MfuIntervalNote(t.mfu_interval()), Pct(t.hfu()),
       units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2));
   absl::StrAppendFormat(
       &s,

@@ -24,6 +24,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "planner/compare.h"
+#include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
@@ -366,6 +367,7 @@ ApiResponse TrainEndpoint(const ApiRequest& http, bool binary, const Limits& lim
   if (!model.ok()) return FromStatus(model.status(), "request.");
   auto plan = PlanTraining(*model, static_cast<int64_t>(request.gpus()));
   if (!plan.ok()) return FromStatus(plan.status(), "request.");
+  *plan->mutable_mfu_interval() = MfuIntervalOf(plan->mfu(), MfuErrorFor(request.request()));
   return MessageResponse(*plan, binary);
 }
 

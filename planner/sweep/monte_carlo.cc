@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
+#include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/solver.h"
 #include "planner/training.h"
@@ -255,6 +256,19 @@ struct MonteCarloRun::Impl {
   std::vector<DirectSetter> setters;  // per input, or null
   Model model;                        // built from `median`
   bool workload = false;
+  // The efficiency model's own error (planner/mfu_error.h): each sample's MFU is multiplied by
+  // exp(mfu_sigma Z), Z drawn from its own stream (key mfu_key); 0 = not sampled.
+  double mfu_sigma = 0;
+  std::string mfu_basis;
+  uint64_t mfu_key = 0;
+
+  // The MFU factor of sample `sample` (before the cap at MFU 1).
+  double MfuFactor(int64_t sample) const {
+    if (mfu_sigma == 0) return 1.0;
+    const uint64_t h = Mix(mfu_key ^ static_cast<uint64_t>(sample));
+    const double u = (static_cast<double>(h >> 11) + 0.5) * 0x1p-53;
+    return std::exp(mfu_sigma * NormalQuantile(u));
+  }
 
   double Draw(int64_t sample, int input) const {
     const uint64_t h =
@@ -351,6 +365,14 @@ struct MonteCarloRun::Impl {
       o[kOutTimeToTrainSeconds] = t.first;
       o[kOutGoodput] = t.second;
     }
+    if (mfu_sigma > 0 && o[kOutMfu] > 0) {
+      // The same model times a factor: the size the solver chose is still the best (G x MFU(G) x f
+      // peaks where G x MFU(G) does), every FLOP/s scales by f and the time to train by 1 / f.
+      const double f = std::min(MfuFactor(i), 1.0 / o[kOutMfu]);
+      o[kOutMfu] *= f;
+      o[kOutRealizedFlopsPerSecond] *= f;
+      o[kOutTimeToTrainSeconds] /= f;
+    }
     out->binding = s.binding;
     out->ok = true;
   }
@@ -389,6 +411,12 @@ absl::StatusOr<MonteCarloRun> MonteCarloRun::Create(const PlanRequest& request) 
   }
   DCPLAN_ASSIGN_OR_RETURN(impl->model, BuildModel(impl->median));
   impl->workload = impl->model.workload != nullptr;
+  if (!mc.has_model_mfu_error() || mc.model_mfu_error()) {
+    const MfuErrorSpread spread = MfuErrorFor(impl->median);
+    impl->mfu_sigma = spread.sigma;
+    impl->mfu_basis = spread.basis;
+    impl->mfu_key = Mix(impl->seed_key ^ 0x6d66755f6572726fULL);  // "mfu_erro": its own stream
+  }
   return MonteCarloRun(std::move(impl));
 }
 
@@ -398,6 +426,8 @@ const std::vector<UncertainInput>& MonteCarloRun::inputs() const { return impl_-
 bool MonteCarloRun::patched() const { return !(impl_->patch & kRebuild); }
 const PlanRequest& MonteCarloRun::median_request() const { return impl_->median; }
 double MonteCarloRun::Draw(int64_t sample, int input) const { return impl_->Draw(sample, input); }
+double MonteCarloRun::mfu_error_sigma() const { return impl_->mfu_sigma; }
+double MonteCarloRun::MfuFactor(int64_t sample) const { return impl_->MfuFactor(sample); }
 double MonteCarloRun::InputValue(int64_t sample, int input) const {
   return impl_->inputs[input].Quantile(impl_->Draw(sample, input));
 }
@@ -463,6 +493,10 @@ absl::StatusOr<Distributions> MonteCarloRun::Summarize(const MonteCarloOptions& 
   d.set_samples(static_cast<uint64_t>(impl_->samples));
   d.set_seed(impl_->seed);
   d.set_failed_samples(static_cast<uint64_t>(failed));
+  if (impl_->mfu_sigma > 0) {
+    d.set_mfu_error_sigma(impl_->mfu_sigma);
+    d.set_mfu_error_basis(impl_->mfu_basis);
+  }
   const google::protobuf::Descriptor* desc = Distributions::descriptor();
   for (int k = 0; k < kNumSampleOutputs; ++k) {
     if (!impl_->workload && (k == kOutTimeToTrainSeconds || k == kOutGoodput)) continue;
