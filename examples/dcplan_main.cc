@@ -63,13 +63,14 @@ const std::vector<FlagGroup>& FlagGroups() {
         {"sizes", {"gpus"}},
         {"sweep", {"vary", "threads"}},
         {"uncertainty",
-         {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads"}},
+         {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads",
+          "model_mfu_error"}},
         {"convert", {"in", "out", "in_format", "out_format", "type"}},
         {"validate", {"request", "type", "in_format"}},
         {"presets", {"preset", "format", "models", "model"}},
         {"serve",
          {"port", "address", "threads", "allow_host", "allow_origin", "max_request_seconds",
-          "max_work_units", "heavy_threads", "max_connections"}},
+          "max_work_units", "heavy_threads", "max_connections", "monte_carlo_threads"}},
     };
     for (const std::string& f : dcplan::cli::WorkloadFlagNames()) (*g)[4].flags.push_back(f);
     return g;

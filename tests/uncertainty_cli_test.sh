@@ -32,7 +32,7 @@ check "table percentiles" 1 "$(grep -c 'P10 / P50 / P90' "$TMP/seed.txt")"
 # --samples_out: a header and one row per sample, inputs first.
 "$DCPLAN" fit "${SEED[@]}" --samples=100 --samples_out="$TMP/samples.csv" > /dev/null
 check "samples csv rows" 101 "$(wc -l < "$TMP/samples.csv")"
-check "samples csv header" "sample,site.pue,ok,binding_constraint,gpu_count" "$(head -1 "$TMP/samples.csv" | cut -d, -f1-5)"
+check "samples csv header" "sample,site.pue,mfu_error_factor,ok,binding_constraint,gpu_count" "$(head -1 "$TMP/samples.csv" | cut -d, -f1-6)"
 
 # Sensitivity under a power cap (h100-dgx): PUE first, the server price swings nothing on GPUs.
 H100=(--preset=h100-dgx --uncertain='server_price=uniform($250K, $350K)' --uncertain='pue=uniform(1.1, 1.5)' --samples=500)

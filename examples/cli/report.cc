@@ -128,7 +128,7 @@ std::string PlanTable(const Plan& p) {
   absl::StrAppend(&s, "compute\n");
   absl::StrAppendFormat(&s, "  peak          %s\n", Rate(cp.peak_flops_per_second()));
   absl::StrAppendFormat(&s, "  MFU           %s%s (%s)\n", Pct(cp.mfu()),
-                        MfuIntervalNote(plan.mfu_interval()), cp.efficiency_model());
+                        MfuIntervalNote(p.mfu_interval()), cp.efficiency_model());
   absl::StrAppendFormat(&s, "  realized      %s\n", Rate(cp.realized_flops_per_second()));
   if (cost.capex_usd() > 0) {
     absl::StrAppend(&s, "money\n");

@@ -273,12 +273,46 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
       return ErrorResponse(400, "explain must be all, ledger or none", "explain");
     }
   }
+  if (request.uncertain_size() == 0) {
+    auto plan = SolvePlan(request, explain);
+    if (!plan.ok()) return FromStatus(plan.status());
+    return MessageResponse(*plan, binary);
+  }
   // Uncertain inputs: the plan at their medians with its distributions
-  // (planner/sweep/sensitivity.h), on the request's own thread.
-  MonteCarloOptions one_thread;
-  one_thread.threads = 1;
-  auto plan = request.uncertain_size() > 0 ? SolveUncertainPlan(request, one_thread)
-                                           : SolvePlan(request, explain);
+  // (planner/sweep/sensitivity.h), its samples priced first and the deadline checked between
+  // blocks of them.
+  auto run = MonteCarloRun::Create(request);
+  if (!run.ok()) return FromStatus(run.status());
+  const int64_t samples = run->samples();
+  const bool workload = request.has_workload();
+  int64_t sample_units = 0;
+  std::string what;
+  if (!run->patched()) {
+    sample_units = Times(samples, PlanUnits(request));
+    what = absl::StrFormat("%d Monte Carlo samples that rebuild the model, %d each", samples,
+                           PlanUnits(request));
+  } else if (workload) {
+    sample_units = samples;
+    what = absl::StrFormat("%d Monte Carlo samples with a workload, 1 each", samples);
+  } else {
+    sample_units = (samples + kPatchedSamplesPerUnit - 1) / kPatchedSamplesPerUnit;
+    what = absl::StrFormat("%d Monte Carlo samples, %d a unit", samples, kPatchedSamplesPerUnit);
+  }
+  if (auto over =
+          limits.Price(PlanUnits(request) + sample_units, absl::StrCat("a plan and ", what))) {
+    return *over;
+  }
+  MonteCarloOptions options;
+  options.threads = std::max(1, limits.options->monte_carlo_threads);
+  // Blocks small enough that the deadline is checked every ~0.1 s or sooner.
+  options.block_samples = !run->patched() ? 1 : workload ? 64 : 16384;
+  std::optional<ApiResponse> stopped;
+  options.check = [&]() -> absl::Status {
+    if ((stopped = limits.Check())) return absl::CancelledError("stopped");
+    return absl::OkStatus();
+  };
+  auto plan = SolveUncertainPlan(request, options);
+  if (stopped) return *stopped;
   if (!plan.ok()) return FromStatus(plan.status());
   return MessageResponse(*plan, binary);
 }

@@ -459,6 +459,7 @@ absl::Status MonteCarloRun::Run(
   std::vector<SampleResult> rows(static_cast<size_t>(std::min(n, block)));
   for (int64_t first = 0; first < n; first += block) {
     const int64_t count = std::min(block, n - first);
+    if (options.check) DCPLAN_RETURN_IF_ERROR(options.check());
     pool->ParallelFor(count, 512, [&](int64_t b, int64_t e) {
       SolveSamples(first + b, absl::MakeSpan(rows.data() + b, static_cast<size_t>(e - b)));
     });

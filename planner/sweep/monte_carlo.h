@@ -28,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,9 @@ struct MonteCarloOptions {
   ThreadPool* pool = nullptr;
   // Samples solved between two calls of the consumer.
   int64_t block_samples = 1 << 15;
+  // Called before each block; an error stops the run with it (a server's deadline or cancellation).
+  // Empty: never stops.
+  std::function<absl::Status()> check;
 };
 
 // Percentiles (nearest rank: p10 is the ceil(0.1 n)-th smallest), mean, min and max of `values`
