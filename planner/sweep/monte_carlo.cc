@@ -267,7 +267,7 @@ struct MonteCarloRun::Impl {
     if (mfu_sigma == 0) return 1.0;
     const uint64_t h = Mix(mfu_key ^ static_cast<uint64_t>(sample));
     const double u = (static_cast<double>(h >> 11) + 0.5) * 0x1p-53;
-    return std::exp(mfu_sigma * NormalQuantile(u));
+    return std::exp(mfu_sigma * NormalQuantileApprox(u));
   }
 
   double Draw(int64_t sample, int input) const {

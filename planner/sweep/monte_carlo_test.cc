@@ -117,6 +117,15 @@ void ExpectSamplesMatchSolvePlan(const PlanRequest& request, int n) {
   }
 }
 
+TEST(NormalQuantileApprox, MatchesTheStandardNormalTable) {
+  // Standard normal table: z(0.9) = 1.2815515655, z(0.5) = 0, z(0.01) = -2.3263478740 (the tail
+  // branch), z(0.999) = 3.0902323062.
+  EXPECT_NEAR(NormalQuantileApprox(0.9), 1.2815515655, 1e-8);
+  EXPECT_EQ(NormalQuantileApprox(0.5), 0.0);
+  EXPECT_NEAR(NormalQuantileApprox(0.01), -2.3263478740, 1e-8);
+  EXPECT_NEAR(NormalQuantileApprox(0.999), 3.0902323062, 1e-8);
+}
+
 TEST(MonteCarlo, ModelMfuErrorOffGivesSolvePlanExactly) {
   PlanRequest r = SeedPue(200, 3);
   r.mutable_monte_carlo()->set_model_mfu_error(false);
