@@ -65,6 +65,7 @@ const std::vector<FlagGroup>& FlagGroups() {
         {"uncertainty",
          {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads",
           "model_mfu_error"}},
+        {"train_uncertainty", {"uncertain", "samples", "seed", "threads", "model_mfu_error"}},
         {"convert", {"in", "out", "in_format", "out_format", "type"}},
         {"validate", {"request", "type", "in_format"}},
         {"presets", {"preset", "format", "models", "model"}},
@@ -166,7 +167,7 @@ const Command kCommands[] = {
      "The same workload flags make fit, scale and compare use this model for MFU.\n"
      "Example: dcplan train --gpus=8192 --layers=126 --hidden=16384 --heads=128 --vocab=128256\n"
      "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T",
-     "base output workload sizes"},
+     "base output workload sizes train_uncertainty"},
     {"serve", dcplan::cli::RunServe,
      "the planner in a browser and over HTTP (JSON or binary protos)",
      "dcplan serve [--port=8080] [--address=127.0.0.1] [--threads=N]\n"

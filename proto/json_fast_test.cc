@@ -184,8 +184,11 @@ TEST(JsonFast, PrintsAndParsesEveryMessageTypeAsProtobufDoes) {
     }
     ExpectSameAsProtobuf(*prototype);  // empty: every primitive field at its default
   }
-  // Most texts take the fast path (the others have escapes or a -0 somewhere).
-  EXPECT_GT(fast_parses, 2000) << "of " << 2 * 301 * 10;
+  // Many texts take the fast path (the others have escapes or a -0 somewhere). Each string field
+  // set draws the escaped text a quarter of the time, so the share falls as the schema gains string
+  // fields: 1,830 of 6,020 with issue 18's mfu_interval.basis and distribution.mfu_error_basis in
+  // Plan and TrainingPlan (2,000+ before).
+  EXPECT_GT(fast_parses, 1500) << "of " << 2 * 301 * 10;
 }
 
 TEST(JsonFast, EscapesEveryAsciiCharacterAsProtobufDoes) {

@@ -47,6 +47,20 @@ check "tornado svg" 0 $?
 xmllint --noout "$TMP/t.svg"
 check "tornado svg is XML" 0 $?
 
+# train with uncertain tokens: time to train proportional to the tokens (uniform(1T, 3T): P10 1.2T,
+# P90 2.8T, so 0.6x and 1.4x the median's time, within 3% with 1,000 samples; the model's MFU error
+# switched off so that only the tokens move it); the training table prints P10 / P50 / P90.
+TRAIN=(train --preset=h100-dgx --model=llama3-8b --gpus=64 --uncertain='workload.train_tokens=uniform(1e12, 3e12)' --samples=1000)
+"$DCPLAN" "${TRAIN[@]}" --model_mfu_error=false --format=json > "$TMP/train.json"
+check "train exit" 0 $?
+check "train p10 0.6x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p10'] / p['time_to_train_seconds'] - 0.6) <= 0.03")"
+check "train p90 1.4x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p90'] / p['time_to_train_seconds'] - 1.4) <= 0.03")"
+check "train mfu interval brackets" True "$(json_get "$TMP/train.json" "p['mfu_interval']['p10'] < p['mfu'] < p['mfu_interval']['p90']")"
+"$DCPLAN" "${TRAIN[@]}" > "$TMP/train.txt"
+check "train table percentiles" 1 "$(grep -c 'P10 / P50 / P90' "$TMP/train.txt")"
+check "train table MFU interval" 1 "$(grep -c 'MFU  .*(P10-P90 ' "$TMP/train.txt")"
+expect_error "train takes no tornado" "train does not use --sensitivity" "${TRAIN[@]}" --sensitivity
+
 # Bad input: one line each, naming the path.
 expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'
 expect_error "sd < 0" "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1" fit --preset=seed --power=14MW --uncertain='pue=normal(1.2, -0.1)'

@@ -11,6 +11,7 @@
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
 #include "examples/cli/training_report.h"
+#include "examples/cli/uncertainty.h"
 #include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/training.h"
@@ -36,6 +37,9 @@ absl::Status RunTrain() {
     return absl::InvalidArgumentError(
         "train needs a workload: --workload=FILE or the shape flags (--layers, --hidden, --heads, "
         "--vocab, --seq_len, --global_batch_tokens)");
+  }
+  if (HasUncertainty(*request)) {  // uncertainty.h: the training plan at the medians, its spread
+    return WriteUncertainTraining(*request, (*gpus)[0], *format);
   }
   std::optional<SetupNotice> notice(std::in_place, "dcplan train: searching the parallelism");
   auto model = BuildModel(*request);

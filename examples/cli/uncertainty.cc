@@ -19,6 +19,7 @@
 #include "examples/cli/training_report.h"
 #include "planner/sweep/monte_carlo.h"
 #include "planner/sweep/sensitivity.h"
+#include "planner/sweep/train_monte_carlo.h"
 #include "planner/uncertain.h"
 #include "units/format.h"
 #include "units/units.h"
@@ -220,8 +221,20 @@ absl::Status WriteUncertainFit(const PlanRequest& request, OutputFormat format) 
   return WriteOutput(text);
 }
 
-std::string DistributionTable(const Plan& plan) {
-  const Distributions& d = plan.distribution();
+absl::Status WriteUncertainTraining(const PlanRequest& request, int64_t gpus, OutputFormat format) {
+  MonteCarloOptions options;
+  options.threads = absl::GetFlag(FLAGS_threads);
+  std::optional<SetupNotice> notice(std::in_place, "dcplan train: Monte Carlo");
+  auto plan = SolveUncertainTraining(request, gpus, options);
+  notice.reset();
+  if (!plan.ok()) return plan.status();
+  if (format != OutputFormat::kTable) return WriteMessage(*plan, format);
+  return WriteOutput(TrainingTable(*plan) + DistributionTable(plan->distribution()));
+}
+
+std::string DistributionTable(const Plan& plan) { return DistributionTable(plan.distribution()); }
+
+std::string DistributionTable(const Distributions& d) {
   std::string s = absl::StrFormat(
       "\nUncertainty: %s samples (seed %d)%s; the plan above is at every input's median\n",
       units::FormatCount(d.samples()), d.seed(),

@@ -32,6 +32,7 @@
 #include "planner/solver.h"
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
+#include "planner/sweep/train_monte_carlo.h"
 #include "planner/training.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"
@@ -394,6 +395,33 @@ ApiResponse TrainEndpoint(const ApiRequest& http, bool binary, const Limits& lim
   if (request.gpus() < 1 || request.gpus() > kMaxGpus) {
     return ErrorResponse(
         400, absl::StrFormat("gpus must be in [1, 1000000000000], got %d", request.gpus()), "gpus");
+  }
+  if (request.request().uncertain_size() > 0) {
+    // Uncertain inputs (planner/sweep/train_monte_carlo.h): each sample a training evaluation of
+    // one split (1 unit) or, when an input can change the split, a search (kWorkloadEvalUnits).
+    auto run = MonteCarloRun::Create(request.request());
+    if (!run.ok()) return FromStatus(run.status(), "request.");
+    const bool fixed = TrainingSplitFixed(*run);
+    const int64_t per = fixed ? 1 : kWorkloadEvalUnits;
+    if (auto over =
+            limits.Price(kWorkloadEvalUnits + Times(run->samples(), per),
+                         absl::StrFormat("a training plan and %d Monte Carlo samples, %d each",
+                                         run->samples(), per))) {
+      return *over;
+    }
+    MonteCarloOptions options;
+    options.threads = std::max(1, limits.options->monte_carlo_threads);
+    options.block_samples = fixed ? 64 : 1;
+    std::optional<ApiResponse> stopped;
+    options.check = [&]() -> absl::Status {
+      if ((stopped = limits.Check())) return absl::CancelledError("stopped");
+      return absl::OkStatus();
+    };
+    auto plan =
+        SolveUncertainTraining(request.request(), static_cast<int64_t>(request.gpus()), options);
+    if (stopped) return *stopped;
+    if (!plan.ok()) return FromStatus(plan.status(), "request.");
+    return MessageResponse(*plan, binary);
   }
   if (auto over = limits.Price(kWorkloadEvalUnits, "a training plan")) return *over;
   if (auto stop = limits.Check()) return *stop;

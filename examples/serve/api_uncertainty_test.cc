@@ -7,9 +7,12 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "planner/presets/models.h"
 #include "planner/presets/presets.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"
+#include "proto/service.pb.h"
+#include "proto/training.pb.h"
 
 namespace dcplan::serve {
 namespace {
@@ -104,6 +107,34 @@ TEST(ApiUncertainty, PlanCarriesTheMfuIntervalAndTheSampledModelError) {
   EXPECT_GT(plan.mfu_interval().p90(), plan.compute().mfu());
   EXPECT_GT(plan.distribution().mfu_error_sigma(), 0);
   EXPECT_THAT(plan.distribution().mfu_error_basis(), HasSubstr("log-linear"));
+}
+
+TEST(ApiUncertainty, TrainCarriesTheDistributionsAndIsPriced) {
+  // Llama 3 8B on 64 H100s with uncertain tokens: the split is searched once (4,000 units) and each
+  // of 500 samples evaluates it (1 unit): 4,500 units, refused under a budget of 4,000.
+  TrainRequest t;
+  t.set_gpus(64);
+  *t.mutable_request() = LoadPreset("h100-dgx").value();
+  *t.mutable_request()->mutable_workload() = LoadModel("llama3-8b").value();
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "workload.train_tokens" text: "uniform(1e12, 3e12)")pb",
+      t.mutable_request()->add_uncertain()));
+  t.mutable_request()->mutable_monte_carlo()->set_samples(500);
+  const std::string body = SerializeMessage(t, Encoding::kJson).value();
+  const ApiResponse r = Api().Handle({"POST", "/v1/train", kJsonType, "", body});
+  ASSERT_EQ(r.status, 200) << r.body;
+  TrainingPlan plan;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &plan).ok()) << r.body;
+  EXPECT_EQ(plan.distribution().samples(), 500u);
+  EXPECT_LT(plan.distribution().time_to_train_seconds().p10(), plan.time_to_train_seconds());
+  EXPECT_GT(plan.distribution().time_to_train_seconds().p90(), plan.time_to_train_seconds());
+  EXPECT_LT(plan.mfu_interval().p10(), plan.mfu());
+  ApiOptions small;
+  small.max_work_units = 4000;
+  const ApiResponse over = Api(small).Handle({"POST", "/v1/train", kJsonType, "", body});
+  EXPECT_EQ(over.status, 422) << over.body;
+  EXPECT_THAT(over.body, HasSubstr("asks for 4500 work units (a training plan and 500 Monte Carlo "
+                                   "samples, 1 each)"));
 }
 
 }  // namespace
