@@ -164,7 +164,9 @@ const Command kCommands[] = {
      "then over the fabric), memory per GPU. With --tp, --pp and --dp (product = --gpus) it\n"
      "evaluates that split; fields left out are searched. MFU is PaLM's (no recomputation).\n"
      "--params defaults to the shape's count, --ffn_hidden to 4 x hidden; counts take 16M, 15T.\n"
-     "The same workload flags make fit, scale and compare use this model for MFU.\n"
+     "The same workload flags make fit, scale and compare use this model for MFU. With\n"
+     "--uncertain=PATH=DIST [--samples=N --seed=S --model_mfu_error=false], percentiles of MFU,\n"
+     "realized compute, time to train and goodput.\n"
      "Example: dcplan train --gpus=8192 --layers=126 --hidden=16384 --heads=128 --vocab=128256\n"
      "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T",
      "base output workload sizes train_uncertainty"},
