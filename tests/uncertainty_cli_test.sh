@@ -48,13 +48,13 @@ xmllint --noout "$TMP/t.svg"
 check "tornado svg is XML" 0 $?
 
 # train with uncertain tokens: time to train proportional to the tokens (uniform(1T, 3T): P10 1.2T,
-# P90 2.8T, so 0.6x and 1.4x the median's time, within 3% with 1,000 samples; the model's MFU error
+# P90 2.8T, so 0.6x and 1.4x the median's time, within 0.04 with 500 samples (~3 sd); the model's MFU error
 # switched off so that only the tokens move it); the training table prints P10 / P50 / P90.
-TRAIN=(train --preset=h100-dgx --model=llama3-8b --gpus=64 --uncertain='workload.train_tokens=uniform(1e12, 3e12)' --samples=1000)
+TRAIN=(train --preset=h100-dgx --model=llama3-8b --gpus=64 --uncertain='workload.train_tokens=uniform(1e12, 3e12)' --samples=500)
 "$DCPLAN" "${TRAIN[@]}" --model_mfu_error=false --format=json > "$TMP/train.json"
 check "train exit" 0 $?
-check "train p10 0.6x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p10'] / p['time_to_train_seconds'] - 0.6) <= 0.03")"
-check "train p90 1.4x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p90'] / p['time_to_train_seconds'] - 1.4) <= 0.03")"
+check "train p10 0.6x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p10'] / p['time_to_train_seconds'] - 0.6) <= 0.04")"
+check "train p90 1.4x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p90'] / p['time_to_train_seconds'] - 1.4) <= 0.04")"
 check "train mfu interval brackets" True "$(json_get "$TMP/train.json" "p['mfu_interval']['p10'] < p['mfu'] < p['mfu_interval']['p90']")"
 "$DCPLAN" "${TRAIN[@]}" > "$TMP/train.txt"
 check "train table percentiles" 1 "$(grep -c 'P10 / P50 / P90' "$TMP/train.txt")"
