@@ -116,9 +116,9 @@ TEST(ApiUncertainty, TrainCarriesTheDistributionsAndIsPriced) {
   t.set_gpus(64);
   *t.mutable_request() = LoadPreset("h100-dgx").value();
   *t.mutable_request()->mutable_workload() = LoadModel("llama3-8b").value();
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
-      R"pb(path: "workload.train_tokens" text: "uniform(1e12, 3e12)")pb",
-      t.mutable_request()->add_uncertain()));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(path: "workload.train_tokens"
+                                                                 text: "uniform(1e12, 3e12)")pb",
+                                                            t.mutable_request()->add_uncertain()));
   t.mutable_request()->mutable_monte_carlo()->set_samples(500);
   const std::string body = SerializeMessage(t, Encoding::kJson).value();
   const ApiResponse r = Api().Handle({"POST", "/v1/train", kJsonType, "", body});
