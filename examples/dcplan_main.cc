@@ -63,13 +63,15 @@ const std::vector<FlagGroup>& FlagGroups() {
         {"sizes", {"gpus"}},
         {"sweep", {"vary", "threads"}},
         {"uncertainty",
-         {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads"}},
+         {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads",
+          "model_mfu_error"}},
+        {"train_uncertainty", {"uncertain", "samples", "seed", "threads", "model_mfu_error"}},
         {"convert", {"in", "out", "in_format", "out_format", "type"}},
         {"validate", {"request", "type", "in_format"}},
         {"presets", {"preset", "format", "models", "model"}},
         {"serve",
          {"port", "address", "threads", "allow_host", "allow_origin", "max_request_seconds",
-          "max_work_units", "heavy_threads", "max_connections"}},
+          "max_work_units", "heavy_threads", "max_connections", "monte_carlo_threads"}},
     };
     for (const std::string& f : dcplan::cli::WorkloadFlagNames()) (*g)[4].flags.push_back(f);
     return g;
@@ -162,10 +164,12 @@ const Command kCommands[] = {
      "then over the fabric), memory per GPU. With --tp, --pp and --dp (product = --gpus) it\n"
      "evaluates that split; fields left out are searched. MFU is PaLM's (no recomputation).\n"
      "--params defaults to the shape's count, --ffn_hidden to 4 x hidden; counts take 16M, 15T.\n"
-     "The same workload flags make fit, scale and compare use this model for MFU.\n"
+     "The same workload flags make fit, scale and compare use this model for MFU. With\n"
+     "--uncertain=PATH=DIST [--samples=N --seed=S --model_mfu_error=false], percentiles of MFU,\n"
+     "realized compute, time to train and goodput.\n"
      "Example: dcplan train --gpus=8192 --layers=126 --hidden=16384 --heads=128 --vocab=128256\n"
      "         --seq_len=8192 --global_batch_tokens=16M --tp=8 --pp=16 --dp=64 --train_tokens=15T",
-     "base output workload sizes"},
+     "base output workload sizes train_uncertainty"},
     {"serve", dcplan::cli::RunServe,
      "the planner in a browser and over HTTP (JSON or binary protos)",
      "dcplan serve [--port=8080] [--address=127.0.0.1] [--threads=N]\n"

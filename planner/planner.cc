@@ -10,6 +10,7 @@
 #include "base/thread_pool.h"
 #include "planner/cluster.h"
 #include "planner/ledger.h"
+#include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/plan.h"
 #include "planner/power_limit_search.h"
@@ -39,6 +40,12 @@ absl::StatusOr<Plan> SolvePlan(const PlanRequest& request, const ExplainOptions&
   if (model.workload != nullptr && solution.eval.gpus > 0) {
     DCPLAN_ASSIGN_OR_RETURN(*plan.mutable_training(),
                             PlanTraining(model, solution.eval.gpus, /*cluster_sets_dp=*/true));
+  }
+  // The efficiency model's own uncertainty about MFU (planner/mfu_error.h).
+  const MfuErrorSpread spread = MfuErrorFor(request);
+  *plan.mutable_mfu_interval() = MfuIntervalOf(plan.compute().mfu(), spread);
+  if (plan.has_training()) {
+    *plan.mutable_training()->mutable_mfu_interval() = MfuIntervalOf(plan.training().mfu(), spread);
   }
   return plan;
 }

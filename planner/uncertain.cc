@@ -56,7 +56,17 @@ bool ParseShare(absl::string_view text, double* out) {
 double NormalQuantile(double p) {
   if (p <= 0) return -std::numeric_limits<double>::infinity();
   if (p >= 1) return std::numeric_limits<double>::infinity();
-  // Acklam's rational approximation (relative error 1.15e-9), then one Halley step on erfc.
+  // Acklam's rational approximation, then one Halley step on erfc.
+  const double x = NormalQuantileApprox(p);
+  const double e = NormalCdf(x) - p;
+  const double u = e * std::sqrt(2 * M_PI) * std::exp(x * x / 2);
+  return x - u / (1 + x * u / 2);
+}
+
+double NormalQuantileApprox(double p) {
+  if (p <= 0) return -std::numeric_limits<double>::infinity();
+  if (p >= 1) return std::numeric_limits<double>::infinity();
+  // Acklam's rational approximation (relative error 1.15e-9).
   static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                              1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
@@ -81,9 +91,7 @@ double NormalQuantile(double p) {
     x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
         ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   }
-  const double e = NormalCdf(x) - p;
-  const double u = e * std::sqrt(2 * M_PI) * std::exp(x * x / 2);
-  return x - u / (1 + x * u / 2);
+  return x;
 }
 
 absl::Status ParseDistribution(const FieldRef& field, absl::string_view text, Uncertain* out) {

@@ -173,6 +173,24 @@ b$(printf '\033').textproto"
 printf '{"constraints": {"power_cap_watts": 1e6, "powerCapWatts": 2e6}}' >"$T/dup.json"
 bad "a JSON key given twice" 1 "dcplan: $T/dup.json: invalid JSON for dcplan.PlanRequest: constraints.powerCapWatts is given twice" fit --request="$T/dup.json"
 
+# --- uncertain inputs (issue 18): every kind of bad distribution, named by its path ---------------------
+U=(fit --preset=seed --power=14MW)
+bad "uniform low > high" 1 'dcplan: uncertain[0] (site.pue): uniform low 2 must be <= high 1.5' "${U[@]}" --uncertain='pue=uniform(2, 1.5)'
+bad "triangular mode outside" 1 'dcplan: uncertain[0] (site.pue): triangular needs low <= mode <= high, got 1.1, 1.6, 1.5' "${U[@]}" --uncertain='pue=triangular(1.1, 1.6, 1.5)'
+bad "normal sd < 0" 1 'dcplan: uncertain[0] (site.pue): normal sd must be >= 0, got -0.1' "${U[@]}" --uncertain='pue=normal(1.2, -0.1)'
+bad "lognormal median <= 0" 1 'dcplan: uncertain[0] (site.pue): lognormal median must be > 0, got -1' "${U[@]}" --uncertain='pue=lognormal(-1, 0.1)'
+bad "lognormal sigma < 0" 1 'dcplan: uncertain[0] (site.pue): lognormal sigma must be >= 0, got -0.1' "${U[@]}" --uncertain='pue=lognormal(1.2, -0.1)'
+bad "discrete sum != 1" 1 'dcplan: uncertain[0] (site.pue): discrete probabilities must sum to 1, got 0.9' "${U[@]}" --uncertain='pue=discrete(1.2:0.5, 1.4:0.4)'
+bad "discrete probability 0" 1 'dcplan: uncertain[0] (site.pue): discrete probability of 1.2 must be > 0, got 0' "${U[@]}" --uncertain='pue=discrete(1.2:0, 1.4:1)'
+bad "unknown distribution" 1 'dcplan: --uncertain=pue=beta(1,2): site.pue: unknown distribution "beta"; use uniform, triangular, normal, lognormal or discrete' "${U[@]}" --uncertain='pue=beta(1,2)'
+bad "wrong arity" 1 'dcplan: --uncertain=pue=uniform(1.1): site.pue: uniform takes 2 values, got "1.1"' "${U[@]}" --uncertain='pue=uniform(1.1)'
+bad "wrong unit" 1 'dcplan: --uncertain=pue=uniform(1.1 USD, 1.2 USD): site.pue: expected a number, got "1.1 USD"' "${U[@]}" --uncertain='pue=uniform(1.1 USD, 1.2 USD)'
+bad "not a numeric field" 1 'dcplan: uncertain[0] (name): not a numeric field' "${U[@]}" --uncertain='name=uniform(1,2)'
+bad "a path twice" 1 'dcplan: uncertain[1] (site.pue): given twice' "${U[@]}" --uncertain='pue=uniform(1,2)' --uncertain='site.pue=uniform(1,2)'
+bad "outside the field's range" 1 "dcplan: uncertain[0] (site.pue): 0.5 is outside the field's range: site.pue must be >= 1.0, got 0.5" "${U[@]}" --uncertain='pue=uniform(0.5, 1.5)'
+bad "a billion samples" 1 'dcplan: --samples must be in [1, 1000000] (every sample is kept for the percentiles), got 1000000000' "${U[@]}" --uncertain='pue=uniform(1, 2)' --samples=1000000000
+bad "model error switch without an input" 1 'dcplan: --samples, --seed, --sensitivity, --output and --model_mfu_error need at least one --uncertain input' "${U[@]}" --model_mfu_error=false
+
 # --- request files -----------------------------------------------------------------------------------
 "$DCPLAN" convert --in="$SEED" --out="$T/good.pb" || fail "convert to binary"
 "$DCPLAN" convert --in="$SEED" --out="$T/good.json" || fail "convert to JSON"

@@ -32,7 +32,7 @@ check "table percentiles" 1 "$(grep -c 'P10 / P50 / P90' "$TMP/seed.txt")"
 # --samples_out: a header and one row per sample, inputs first.
 "$DCPLAN" fit "${SEED[@]}" --samples=100 --samples_out="$TMP/samples.csv" > /dev/null
 check "samples csv rows" 101 "$(wc -l < "$TMP/samples.csv")"
-check "samples csv header" "sample,site.pue,ok,binding_constraint,gpu_count" "$(head -1 "$TMP/samples.csv" | cut -d, -f1-5)"
+check "samples csv header" "sample,site.pue,mfu_error_factor,ok,binding_constraint,gpu_count" "$(head -1 "$TMP/samples.csv" | cut -d, -f1-6)"
 
 # Sensitivity under a power cap (h100-dgx): PUE first, the server price swings nothing on GPUs.
 H100=(--preset=h100-dgx --uncertain='server_price=uniform($250K, $350K)' --uncertain='pue=uniform(1.1, 1.5)' --samples=500)
@@ -46,6 +46,20 @@ check "budget: pue swings nothing" 0 "$(json_get "$TMP/sb.json" "p['sensitivity'
 check "tornado svg" 0 $?
 xmllint --noout "$TMP/t.svg"
 check "tornado svg is XML" 0 $?
+
+# train with uncertain tokens: time to train proportional to the tokens (uniform(1T, 3T): P10 1.2T,
+# P90 2.8T, so 0.6x and 1.4x the median's time, within 0.04 with 500 samples (~3 sd); the model's MFU error
+# switched off so that only the tokens move it); the training table prints P10 / P50 / P90.
+TRAIN=(train --preset=h100-dgx --model=llama3-8b --gpus=64 --uncertain='workload.train_tokens=uniform(1e12, 3e12)' --samples=500)
+"$DCPLAN" "${TRAIN[@]}" --model_mfu_error=false --format=json > "$TMP/train.json"
+check "train exit" 0 $?
+check "train p10 0.6x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p10'] / p['time_to_train_seconds'] - 0.6) <= 0.04")"
+check "train p90 1.4x" True "$(json_get "$TMP/train.json" "abs(p['distribution']['time_to_train_seconds']['p90'] / p['time_to_train_seconds'] - 1.4) <= 0.04")"
+check "train mfu interval brackets" True "$(json_get "$TMP/train.json" "p['mfu_interval']['p10'] < p['mfu'] < p['mfu_interval']['p90']")"
+"$DCPLAN" "${TRAIN[@]}" > "$TMP/train.txt"
+check "train table percentiles" 1 "$(grep -c 'P10 / P50 / P90' "$TMP/train.txt")"
+check "train table MFU interval" 1 "$(grep -c 'MFU  .*(P10-P90 ' "$TMP/train.txt")"
+expect_error "train takes no tornado" "train does not use --sensitivity" "${TRAIN[@]}" --sensitivity
 
 # Bad input: one line each, naming the path.
 expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'

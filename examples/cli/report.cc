@@ -127,7 +127,8 @@ std::string PlanTable(const Plan& p) {
   }
   absl::StrAppend(&s, "compute\n");
   absl::StrAppendFormat(&s, "  peak          %s\n", Rate(cp.peak_flops_per_second()));
-  absl::StrAppendFormat(&s, "  MFU           %s (%s)\n", Pct(cp.mfu()), cp.efficiency_model());
+  absl::StrAppendFormat(&s, "  MFU           %s%s (%s)\n", Pct(cp.mfu()),
+                        MfuIntervalNote(p.mfu_interval()), cp.efficiency_model());
   absl::StrAppendFormat(&s, "  realized      %s\n", Rate(cp.realized_flops_per_second()));
   if (cost.capex_usd() > 0) {
     absl::StrAppend(&s, "money\n");
@@ -281,6 +282,15 @@ void AppendScaleCsvRow(const ScaleRow& row, std::string* s) {
       row.counts().server_count(), row.counts().rack_count(), row.compute().peak_flops_per_second(),
       row.compute().mfu(), row.compute().realized_flops_per_second(), row.power().it_power_watts(),
       row.power().facility_power_watts(), row.cost().capex_usd(), row.cost().tco_usd());
+}
+
+std::string MfuIntervalNote(const MfuInterval& interval) {
+  if (!(interval.p90() > 0)) return "";
+  // Whole percents unless the interval is narrower than that shows.
+  const double lo = 100 * interval.p10(), hi = 100 * interval.p90();
+  const int digits = hi - lo < 4 || lo < 10 ? 1 : 0;
+  return absl::StrFormat(" (P10-P90 %.*f-%.*f%%%s)", digits, lo, digits, hi,
+                         interval.carried_over() ? ", carried over" : "");
 }
 
 }  // namespace dcplan::cli

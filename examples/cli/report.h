@@ -30,4 +30,8 @@ std::string AssumptionText(const Assumption& a);
 // A short name for a binding constraint ("facility power", "budget", ...).
 std::string BindingName(BindingConstraint b);
 
+// " (P10-P90 36-44%)" for a plan's or training plan's mfu_interval (", carried over" inside the
+// parentheses for a GPU with no published runs); "" when the interval is not set.
+std::string MfuIntervalNote(const MfuInterval& interval);
+
 }  // namespace dcplan::cli

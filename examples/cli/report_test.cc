@@ -137,5 +137,21 @@ TEST(PlanTable, ShowsSiteRealism) {
                            "$20.00M)\n"));
 }
 
+TEST(PlanTable, ShowsTheMfuIntervalBesideTheMfu) {
+  Plan p;
+  p.mutable_compute()->set_mfu(0.405);
+  p.mutable_compute()->set_efficiency_model("step model");
+  p.mutable_mfu_interval()->set_p10(0.36);
+  p.mutable_mfu_interval()->set_p90(0.44);
+  EXPECT_THAT(PlanTable(p), HasSubstr("  MFU           40.5% (P10-P90 36-44%) (step model)\n"));
+  // Carried over, and a narrow interval in tenths of a percent.
+  MfuInterval i;
+  i.set_p10(0.301);
+  i.set_p90(0.322);
+  i.set_carried_over(true);
+  EXPECT_EQ(MfuIntervalNote(i), " (P10-P90 30.1-32.2%, carried over)");
+  EXPECT_EQ(MfuIntervalNote(MfuInterval()), "");
+}
+
 }  // namespace
 }  // namespace dcplan::cli

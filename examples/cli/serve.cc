@@ -37,6 +37,9 @@ ABSL_FLAG(std::string, max_work_units, "300000",
 ABSL_FLAG(std::string, heavy_threads, "0",
           "serve: threads for POST requests, apart from the page's (0 = half the cores)");
 ABSL_FLAG(std::string, max_connections, "1024", "serve: connections served at once");
+ABSL_FLAG(std::string, monte_carlo_threads, "1",
+          "serve: threads one request with uncertain inputs may use for its Monte Carlo samples "
+          "(1 = its own thread only)");
 ABSL_DECLARE_FLAG(int, threads);
 
 namespace dcplan::cli {
@@ -76,12 +79,14 @@ absl::Status RunServe() {
     int64_t low, high;
     int64_t* out;
   };
-  int64_t heavy = 0, connections = 0;
+  int64_t heavy = 0, connections = 0, mc_threads = 1;
   for (const Whole& w :
        {Whole{"max_work_units", absl::GetFlag(FLAGS_max_work_units), 1, int64_t{1} << 50,
               &api_options.max_work_units},
         Whole{"heavy_threads", absl::GetFlag(FLAGS_heavy_threads), 0, 256, &heavy},
-        Whole{"max_connections", absl::GetFlag(FLAGS_max_connections), 1, 100000, &connections}}) {
+        Whole{"max_connections", absl::GetFlag(FLAGS_max_connections), 1, 100000, &connections},
+        Whole{"monte_carlo_threads", absl::GetFlag(FLAGS_monte_carlo_threads), 1, 256,
+              &mc_threads}}) {
     if (!absl::SimpleAtoi(w.text, w.out) || *w.out < w.low || *w.out > w.high) {
       return absl::InvalidArgumentError(absl::StrCat("--", w.name, ": expected a whole number in [",
                                                      w.low, ", ", w.high, "], got \"",
@@ -89,6 +94,7 @@ absl::Status RunServe() {
     }
   }
   options.heavy_threads = static_cast<int>(heavy);
+  api_options.monte_carlo_threads = static_cast<int>(mc_threads);
   options.max_connections = static_cast<int>(connections);
   // A client that goes away mid-answer must not kill the process.
   std::signal(SIGPIPE, SIG_IGN);

@@ -11,6 +11,8 @@
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
 #include "examples/cli/training_report.h"
+#include "examples/cli/uncertainty.h"
+#include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/training.h"
 
@@ -36,12 +38,16 @@ absl::Status RunTrain() {
         "train needs a workload: --workload=FILE or the shape flags (--layers, --hidden, --heads, "
         "--vocab, --seq_len, --global_batch_tokens)");
   }
+  if (HasUncertainty(*request)) {  // uncertainty.h: the training plan at the medians, its spread
+    return WriteUncertainTraining(*request, (*gpus)[0], *format);
+  }
   std::optional<SetupNotice> notice(std::in_place, "dcplan train: searching the parallelism");
   auto model = BuildModel(*request);
   if (!model.ok()) return model.status();
   auto plan = PlanTraining(*model, (*gpus)[0]);
   notice.reset();
   if (!plan.ok()) return plan.status();
+  *plan->mutable_mfu_interval() = MfuIntervalOf(plan->mfu(), MfuErrorFor(*request));
   absl::Status written = *format == OutputFormat::kTable ? WriteOutput(TrainingTable(*plan))
                                                          : WriteMessage(*plan, *format);
   return written;

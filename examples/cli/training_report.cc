@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "examples/cli/flags.h"
+#include "examples/cli/report.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -64,7 +65,8 @@ std::string TrainingTable(const TrainingPlan& t) {
           ? absl::StrCat("best of ", units::FormatCount(t.configurations_evaluated()), " searched")
           : "as given");
   absl::StrAppendFormat(
-      &s, "  MFU           %s (HFU %s), %s realized%s\n", Pct(t.mfu()), Pct(t.hfu()),
+      &s, "  MFU           %s%s (HFU %s), %s realized%s\n", Pct(t.mfu()),
+      MfuIntervalNote(t.mfu_interval()), Pct(t.hfu()),
       units::FormatComputeRate(units::FlopsPerSecond(t.realized_flops_per_second()), 2),
       t.mfu_at_precision_peak() > 0 && t.mfu_at_precision_peak() != t.mfu()
           ? absl::StrCat("; ", Pct(t.mfu_at_precision_peak()), " of the FP8 peak")

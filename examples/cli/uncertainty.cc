@@ -19,6 +19,7 @@
 #include "examples/cli/training_report.h"
 #include "planner/sweep/monte_carlo.h"
 #include "planner/sweep/sensitivity.h"
+#include "planner/sweep/train_monte_carlo.h"
 #include "planner/uncertain.h"
 #include "units/format.h"
 #include "units/units.h"
@@ -63,6 +64,9 @@ ABSL_FLAG(bool, sensitivity, false, "also rank the uncertain inputs by their swi
 ABSL_FLAG(std::string, output, "",
           "the output the sensitivity ranks by: gpu_count (default), tco_usd, "
           "realized_flops_per_second, ... or a Plan field path");
+ABSL_FLAG(bool, model_mfu_error, true,
+          "with --uncertain, also sample the efficiency model's own MFU error (from the published "
+          "runs, leave one source out); --model_mfu_error=false samples the inputs only");
 ABSL_DECLARE_FLAG(int, threads);
 
 namespace dcplan::cli {
@@ -133,7 +137,7 @@ std::string InputFigure(const std::string& path, double v) {
 absl::Status WriteSamplesCsv(const MonteCarloRun& run, const std::string& path) {
   std::string csv = "sample";
   for (const UncertainInput& in : run.inputs()) absl::StrAppend(&csv, ",", in.field.path);
-  absl::StrAppend(&csv, ",ok,binding_constraint");
+  absl::StrAppend(&csv, ",mfu_error_factor,ok,binding_constraint");
   for (int k = 0; k < kNumSampleOutputs; ++k) absl::StrAppend(&csv, ",", OutputName(k));
   csv += "\n";
   MonteCarloOptions options;
@@ -146,6 +150,7 @@ absl::Status WriteSamplesCsv(const MonteCarloRun& run, const std::string& path) 
         absl::StrAppend(&csv, ",",
                         absl::StrFormat("%.17g", run.InputValue(s, static_cast<int>(j))));
       }
+      absl::StrAppend(&csv, ",", absl::StrFormat("%.17g", run.MfuFactor(s)));
       absl::StrAppend(&csv, rows[i].ok ? ",true," : ",false,",
                       rows[i].ok ? BindingConstraint_Name(rows[i].binding) : "");
       for (double v : rows[i].outputs) absl::StrAppend(&csv, ",", absl::StrFormat("%.17g", v));
@@ -182,6 +187,7 @@ absl::Status ApplyUncertaintyFlags(PlanRequest* request) {
     mc->set_seed(s);
   }
   if (absl::GetFlag(FLAGS_sensitivity)) mc->set_sensitivity(true);
+  if (!absl::GetFlag(FLAGS_model_mfu_error)) mc->set_model_mfu_error(false);
   if (!absl::GetFlag(FLAGS_output).empty()) {
     DCPLAN_RETURN_IF_ERROR(CheckOutputName(absl::GetFlag(FLAGS_output)));
     mc->set_sensitivity_output(absl::GetFlag(FLAGS_output));
@@ -189,7 +195,8 @@ absl::Status ApplyUncertaintyFlags(PlanRequest* request) {
   if (mc->ByteSizeLong() == 0) request->clear_monte_carlo();
   if (request->has_monte_carlo() && request->uncertain_size() == 0) {
     return absl::InvalidArgumentError(
-        "--samples, --seed, --sensitivity and --output need at least one --uncertain input");
+        "--samples, --seed, --sensitivity, --output and --model_mfu_error need at least one "
+        "--uncertain input");
   }
   return absl::OkStatus();
 }
@@ -214,8 +221,20 @@ absl::Status WriteUncertainFit(const PlanRequest& request, OutputFormat format) 
   return WriteOutput(text);
 }
 
-std::string DistributionTable(const Plan& plan) {
-  const Distributions& d = plan.distribution();
+absl::Status WriteUncertainTraining(const PlanRequest& request, int64_t gpus, OutputFormat format) {
+  MonteCarloOptions options;
+  options.threads = absl::GetFlag(FLAGS_threads);
+  std::optional<SetupNotice> notice(std::in_place, "dcplan train: Monte Carlo");
+  auto plan = SolveUncertainTraining(request, gpus, options);
+  notice.reset();
+  if (!plan.ok()) return plan.status();
+  if (format != OutputFormat::kTable) return WriteMessage(*plan, format);
+  return WriteOutput(TrainingTable(*plan) + DistributionTable(plan->distribution()));
+}
+
+std::string DistributionTable(const Plan& plan) { return DistributionTable(plan.distribution()); }
+
+std::string DistributionTable(const Distributions& d) {
   std::string s = absl::StrFormat(
       "\nUncertainty: %s samples (seed %d)%s; the plan above is at every input's median\n",
       units::FormatCount(d.samples()), d.seed(),
@@ -229,6 +248,10 @@ std::string DistributionTable(const Plan& plan) {
                             absl::StrCat(Figure(k, p->p10()), " / ", Figure(k, p->p50()), " / ",
                                          Figure(k, p->p90())),
                             Figure(k, p->mean())));
+  }
+  if (d.mfu_error_sigma() > 0) {
+    absl::StrAppend(&s, absl::StrFormat("  MFU model error sampled: sd of ln(MFU) %.3f (%s)\n",
+                                        d.mfu_error_sigma(), d.mfu_error_basis()));
   }
   for (const BindingShare& b : d.binding()) {
     BindingConstraint c;

@@ -26,8 +26,13 @@ inline bool HasUncertainty(const PlanRequest& request) { return request.uncertai
 // --sensitivity), written in `format`; --samples_out writes every sample as CSV.
 absl::Status WriteUncertainFit(const PlanRequest& request, OutputFormat format);
 
+// train with uncertain inputs: the training plan at the medians with its distribution of MFU,
+// realized compute, time to train and goodput, written in `format`.
+absl::Status WriteUncertainTraining(const PlanRequest& request, int64_t gpus, OutputFormat format);
+
 // "P10 / P50 / P90" of each headline figure, with the share of samples each cap binds.
 std::string DistributionTable(const Plan& plan);
+std::string DistributionTable(const Distributions& d);
 // The tornado as a table (one row per input, largest swing first) and as an SVG chart.
 std::string TornadoTable(const Plan& plan);
 std::string TornadoSvg(const Plan& plan);

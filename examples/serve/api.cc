@@ -24,6 +24,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "planner/compare.h"
+#include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
@@ -32,6 +33,7 @@
 #include "planner/sweep/headline.h"
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
+#include "planner/sweep/train_monte_carlo.h"
 #include "planner/training.h"
 #include "planner/validate.h"
 #include "proto/io.h"
@@ -286,12 +288,46 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
       return ErrorResponse(400, "explain must be all, ledger or none", "explain");
     }
   }
+  if (request.uncertain_size() == 0) {
+    auto plan = SolvePlan(request, explain);
+    if (!plan.ok()) return FromStatus(plan.status());
+    return MessageResponse(*plan, binary);
+  }
   // Uncertain inputs: the plan at their medians with its distributions
-  // (planner/sweep/sensitivity.h), on the request's own thread.
-  MonteCarloOptions one_thread;
-  one_thread.threads = 1;
-  auto plan = request.uncertain_size() > 0 ? SolveUncertainPlan(request, one_thread)
-                                           : SolvePlan(request, explain);
+  // (planner/sweep/sensitivity.h), its samples priced first and the deadline checked between
+  // blocks of them.
+  auto run = MonteCarloRun::Create(request);
+  if (!run.ok()) return FromStatus(run.status());
+  const int64_t samples = run->samples();
+  const bool workload = request.has_workload();
+  int64_t sample_units = 0;
+  std::string what;
+  if (!run->patched()) {
+    sample_units = Times(samples, PlanUnits(request));
+    what = absl::StrFormat("%d Monte Carlo samples that rebuild the model, %d each", samples,
+                           PlanUnits(request));
+  } else if (workload) {
+    sample_units = samples;
+    what = absl::StrFormat("%d Monte Carlo samples with a workload, 1 each", samples);
+  } else {
+    sample_units = (samples + kPatchedSamplesPerUnit - 1) / kPatchedSamplesPerUnit;
+    what = absl::StrFormat("%d Monte Carlo samples, %d a unit", samples, kPatchedSamplesPerUnit);
+  }
+  if (auto over =
+          limits.Price(PlanUnits(request) + sample_units, absl::StrCat("a plan and ", what))) {
+    return *over;
+  }
+  MonteCarloOptions options;
+  options.threads = std::max(1, limits.options->monte_carlo_threads);
+  // Blocks small enough that the deadline is checked every ~0.1 s or sooner.
+  options.block_samples = !run->patched() ? 1 : workload ? 64 : 16384;
+  std::optional<ApiResponse> stopped;
+  options.check = [&]() -> absl::Status {
+    if ((stopped = limits.Check())) return absl::CancelledError("stopped");
+    return absl::OkStatus();
+  };
+  auto plan = SolveUncertainPlan(request, options);
+  if (stopped) return *stopped;
   if (!plan.ok()) return FromStatus(plan.status());
   return MessageResponse(*plan, binary);
 }
@@ -433,12 +469,40 @@ ApiResponse TrainEndpoint(const ApiRequest& http, bool binary, const Limits& lim
     return ErrorResponse(
         400, absl::StrFormat("gpus must be in [1, 1000000000000], got %d", request.gpus()), "gpus");
   }
+  if (request.request().uncertain_size() > 0) {
+    // Uncertain inputs (planner/sweep/train_monte_carlo.h): each sample a training evaluation of
+    // one split (1 unit) or, when an input can change the split, a search (kWorkloadEvalUnits).
+    auto run = MonteCarloRun::Create(request.request());
+    if (!run.ok()) return FromStatus(run.status(), "request.");
+    const bool fixed = TrainingSplitFixed(*run);
+    const int64_t per = fixed ? 1 : kWorkloadEvalUnits;
+    if (auto over =
+            limits.Price(kWorkloadEvalUnits + Times(run->samples(), per),
+                         absl::StrFormat("a training plan and %d Monte Carlo samples, %d each",
+                                         run->samples(), per))) {
+      return *over;
+    }
+    MonteCarloOptions options;
+    options.threads = std::max(1, limits.options->monte_carlo_threads);
+    options.block_samples = fixed ? 64 : 1;
+    std::optional<ApiResponse> stopped;
+    options.check = [&]() -> absl::Status {
+      if ((stopped = limits.Check())) return absl::CancelledError("stopped");
+      return absl::OkStatus();
+    };
+    auto plan =
+        SolveUncertainTraining(request.request(), static_cast<int64_t>(request.gpus()), options);
+    if (stopped) return *stopped;
+    if (!plan.ok()) return FromStatus(plan.status(), "request.");
+    return MessageResponse(*plan, binary);
+  }
   if (auto over = limits.Price(kWorkloadEvalUnits, "a training plan")) return *over;
   if (auto stop = limits.Check()) return *stop;
   auto model = BuildModel(request.request());
   if (!model.ok()) return FromStatus(model.status(), "request.");
   auto plan = PlanTraining(*model, static_cast<int64_t>(request.gpus()));
   if (!plan.ok()) return FromStatus(plan.status(), "request.");
+  *plan->mutable_mfu_interval() = MfuIntervalOf(plan->mfu(), MfuErrorFor(request.request()));
   return MessageResponse(*plan, binary);
 }
 

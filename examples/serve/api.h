@@ -35,7 +35,10 @@
 // Work limits: every POST is priced before any work, in work units (a solve without a workload is
 // one unit, about 30 us on one core; with a workload a plan costs kWorkloadPlanUnits and each
 // sweep point, scale size or training plan kWorkloadEvalUnits, as measured for a 126-layer model),
-// and refused past the budget. The deadline is checked again during sweeps (between blocks of
+// and refused past the budget. A plan with uncertain inputs adds its Monte Carlo samples: a sample
+// that patches the model (planner/sweep/monte_carlo.h) costs 1/kPatchedSamplesPerUnit of a unit
+// without a workload and 1 with one (each new cluster size is a training evaluation), a sample that
+// rebuilds it a whole plan. The deadline is checked again during sweeps (between blocks of
 // points) and scales (between groups of sizes), and ApiRequest::cancelled stops them there too. The
 // field is the path within the body: for /v1/scale the PlanRequest sits under "request", so it is
 // "request.site.pue".
@@ -86,14 +89,19 @@ struct ApiOptions {
   int64_t max_scale_sizes = 10000;
   // The most work one request may ask for, in work units (see above): about 10 s on one core.
   int64_t max_work_units = 300000;
-  // How long one request's work may run (checked during sweeps and scales).
+  // How long one request's work may run (checked during sweeps, scales and Monte Carlo runs).
   std::chrono::milliseconds max_request_time{10000};
+  // Threads one Monte Carlo run (a request with uncertain inputs) may use, the request's own
+  // included; 1 = the request's thread only (the server's threads are the parallelism).
+  int monte_carlo_threads = 1;
 };
 
 // Work units (see above), measured on one core: a solve without a workload ~30 us; with a 126-layer
 // workload a sweep point, a scale size or a training plan ~120 ms, a plan from scratch ~1.2 s.
 inline constexpr int64_t kWorkloadEvalUnits = 4000;
 inline constexpr int64_t kWorkloadPlanUnits = 40000;
+// Monte Carlo samples that patch the model per work unit (a sample is ~0.5-2 us, a unit ~30 us).
+inline constexpr int64_t kPatchedSamplesPerUnit = 16;
 
 // Whether the server runs `method target` on its pool for heavy work (every POST under /v1/) rather
 // than at once on the connection's thread (the page, the presets, every error for a wrong path or

@@ -1,4 +1,5 @@
 // POST /v1/plan with uncertain inputs: the plan at their medians with its distributions.
+#include <chrono>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -6,9 +7,12 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "planner/presets/models.h"
 #include "planner/presets/presets.h"
 #include "proto/io.h"
 #include "proto/plan.pb.h"
+#include "proto/service.pb.h"
+#include "proto/training.pb.h"
 
 namespace dcplan::serve {
 namespace {
@@ -51,6 +55,86 @@ TEST(ApiUncertainty, ABadDistributionIsA400NamingThePath) {
                                                         uniform { low: 2 high: 1.5 })pb")});
   EXPECT_EQ(r.status, 400);
   EXPECT_THAT(r.body, HasSubstr("uncertain[0] (site.pue): uniform low 2 must be <= high 1.5"));
+}
+
+TEST(ApiUncertainty, SamplesArePricedAgainstTheWorkBudget) {
+  // 20,000 patched samples (the PUE only patches the model) at 16 a unit: 1,250 units, plus 1 for
+  // the plan: 1,251, over a budget of 1,000 and under one of 2,000.
+  ApiOptions small;
+  small.max_work_units = 1000;
+  const std::string body = SeedJson(R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb");
+  const ApiResponse over = Api(small).Handle({"POST", "/v1/plan", kJsonType, "", body});
+  EXPECT_EQ(over.status, 422) << over.body;
+  EXPECT_THAT(over.body, HasSubstr("asks for 1251 work units (a plan and 20000 Monte Carlo "
+                                   "samples, 16 a unit)"));
+  small.max_work_units = 2000;
+  EXPECT_EQ(Api(small).Handle({"POST", "/v1/plan", kJsonType, "", body}).status, 200);
+  // A field the model is rebuilt for (the GPU's TDP): a whole plan per sample, 20,001 units.
+  const ApiResponse rebuilt = Api(small).Handle(
+      {"POST", "/v1/plan", kJsonType, "", SeedJson(R"pb(path: "hardware.accelerator.tdp_watts"
+                                                        text: "uniform(900 W, 1100 W)")pb")});
+  EXPECT_EQ(rebuilt.status, 422) << rebuilt.body;
+  EXPECT_THAT(rebuilt.body, HasSubstr("asks for 20001 work units"));
+}
+
+TEST(ApiUncertainty, TheDeadlineStopsAMonteCarloRun) {
+  ApiOptions late;
+  late.max_request_time = std::chrono::milliseconds(0);
+  const ApiResponse r =
+      Api(late).Handle({"POST", "/v1/plan", kJsonType, "",
+                        SeedJson(R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb")});
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_THAT(r.body, HasSubstr("ran past this server's limit"));
+}
+
+TEST(ApiUncertainty, MoreThreadsGiveTheSameDistributions) {
+  ApiOptions two;
+  two.monte_carlo_threads = 2;
+  const std::string body = SeedJson(R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb");
+  const ApiResponse a = Api().Handle({"POST", "/v1/plan", kJsonType, "", body});
+  const ApiResponse b = Api(two).Handle({"POST", "/v1/plan", kJsonType, "", body});
+  ASSERT_EQ(a.status, 200) << a.body;
+  EXPECT_EQ(a.body, b.body);
+}
+
+TEST(ApiUncertainty, PlanCarriesTheMfuIntervalAndTheSampledModelError) {
+  const ApiResponse r = Api().Handle({"POST", "/v1/plan", kJsonType, "",
+                                      SeedJson(R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb")});
+  ASSERT_EQ(r.status, 200) << r.body;
+  Plan plan;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &plan).ok()) << r.body;
+  EXPECT_LT(plan.mfu_interval().p10(), plan.compute().mfu());
+  EXPECT_GT(plan.mfu_interval().p90(), plan.compute().mfu());
+  EXPECT_GT(plan.distribution().mfu_error_sigma(), 0);
+  EXPECT_THAT(plan.distribution().mfu_error_basis(), HasSubstr("log-linear"));
+}
+
+TEST(ApiUncertainty, TrainCarriesTheDistributionsAndIsPriced) {
+  // Llama 3 8B on 64 H100s with uncertain tokens: the split is searched once (4,000 units) and each
+  // of 500 samples evaluates it (1 unit): 4,500 units, refused under a budget of 4,000.
+  TrainRequest t;
+  t.set_gpus(64);
+  *t.mutable_request() = LoadPreset("h100-dgx").value();
+  *t.mutable_request()->mutable_workload() = LoadModel("llama3-8b").value();
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(path: "workload.train_tokens"
+                                                                 text: "uniform(1e12, 3e12)")pb",
+                                                            t.mutable_request()->add_uncertain()));
+  t.mutable_request()->mutable_monte_carlo()->set_samples(500);
+  const std::string body = SerializeMessage(t, Encoding::kJson).value();
+  const ApiResponse r = Api().Handle({"POST", "/v1/train", kJsonType, "", body});
+  ASSERT_EQ(r.status, 200) << r.body;
+  TrainingPlan plan;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &plan).ok()) << r.body;
+  EXPECT_EQ(plan.distribution().samples(), 500u);
+  EXPECT_LT(plan.distribution().time_to_train_seconds().p10(), plan.time_to_train_seconds());
+  EXPECT_GT(plan.distribution().time_to_train_seconds().p90(), plan.time_to_train_seconds());
+  EXPECT_LT(plan.mfu_interval().p10(), plan.mfu());
+  ApiOptions small;
+  small.max_work_units = 4000;
+  const ApiResponse over = Api(small).Handle({"POST", "/v1/train", kJsonType, "", body});
+  EXPECT_EQ(over.status, 422) << over.body;
+  EXPECT_THAT(over.body, HasSubstr("asks for 4500 work units (a training plan and 500 Monte Carlo "
+                                   "samples, 1 each)"));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
+#include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/power_limit_search.h"
 #include "planner/solver.h"
@@ -256,6 +257,19 @@ struct MonteCarloRun::Impl {
   std::vector<DirectSetter> setters;  // per input, or null
   Model model;                        // built from `median`
   bool workload = false;
+  // The efficiency model's own error (planner/mfu_error.h): each sample's MFU is multiplied by
+  // exp(mfu_sigma Z), Z drawn from its own stream (key mfu_key); 0 = not sampled.
+  double mfu_sigma = 0;
+  std::string mfu_basis;
+  uint64_t mfu_key = 0;
+
+  // The MFU factor of sample `sample` (before the cap at MFU 1).
+  double MfuFactor(int64_t sample) const {
+    if (mfu_sigma == 0) return 1.0;
+    const uint64_t h = Mix(mfu_key ^ static_cast<uint64_t>(sample));
+    const double u = (static_cast<double>(h >> 11) + 0.5) * 0x1p-53;
+    return std::exp(mfu_sigma * NormalQuantileApprox(u));
+  }
 
   double Draw(int64_t sample, int input) const {
     const uint64_t h =
@@ -352,6 +366,14 @@ struct MonteCarloRun::Impl {
       o[kOutTimeToTrainSeconds] = t.first;
       o[kOutGoodput] = t.second;
     }
+    if (mfu_sigma > 0 && o[kOutMfu] > 0) {
+      // The same model times a factor: the size the solver chose is still the best (G x MFU(G) x f
+      // peaks where G x MFU(G) does), every FLOP/s scales by f and the time to train by 1 / f.
+      const double f = std::min(MfuFactor(i), 1.0 / o[kOutMfu]);
+      o[kOutMfu] *= f;
+      o[kOutRealizedFlopsPerSecond] *= f;
+      o[kOutTimeToTrainSeconds] /= f;
+    }
     out->binding = s.binding;
     out->ok = true;
   }
@@ -391,6 +413,12 @@ absl::StatusOr<MonteCarloRun> MonteCarloRun::Create(const PlanRequest& request) 
   DCPLAN_RETURN_IF_ERROR(RefuseAutoPowerLimit(impl->median, "uncertainty sampling"));
   DCPLAN_ASSIGN_OR_RETURN(impl->model, BuildModel(impl->median));
   impl->workload = impl->model.workload != nullptr;
+  if (!mc.has_model_mfu_error() || mc.model_mfu_error()) {
+    const MfuErrorSpread spread = MfuErrorFor(impl->median);
+    impl->mfu_sigma = spread.sigma;
+    impl->mfu_basis = spread.basis;
+    impl->mfu_key = Mix(impl->seed_key ^ 0x6d66755f6572726fULL);  // "mfu_erro": its own stream
+  }
   return MonteCarloRun(std::move(impl));
 }
 
@@ -400,6 +428,8 @@ const std::vector<UncertainInput>& MonteCarloRun::inputs() const { return impl_-
 bool MonteCarloRun::patched() const { return !(impl_->patch & kRebuild); }
 const PlanRequest& MonteCarloRun::median_request() const { return impl_->median; }
 double MonteCarloRun::Draw(int64_t sample, int input) const { return impl_->Draw(sample, input); }
+double MonteCarloRun::mfu_error_sigma() const { return impl_->mfu_sigma; }
+double MonteCarloRun::MfuFactor(int64_t sample) const { return impl_->MfuFactor(sample); }
 double MonteCarloRun::InputValue(int64_t sample, int input) const {
   return impl_->inputs[input].Quantile(impl_->Draw(sample, input));
 }
@@ -431,6 +461,7 @@ absl::Status MonteCarloRun::Run(
   std::vector<SampleResult> rows(static_cast<size_t>(std::min(n, block)));
   for (int64_t first = 0; first < n; first += block) {
     const int64_t count = std::min(block, n - first);
+    if (options.check) DCPLAN_RETURN_IF_ERROR(options.check());
     pool->ParallelFor(count, 512, [&](int64_t b, int64_t e) {
       SolveSamples(first + b, absl::MakeSpan(rows.data() + b, static_cast<size_t>(e - b)));
     });
@@ -465,6 +496,10 @@ absl::StatusOr<Distributions> MonteCarloRun::Summarize(const MonteCarloOptions& 
   d.set_samples(static_cast<uint64_t>(impl_->samples));
   d.set_seed(impl_->seed);
   d.set_failed_samples(static_cast<uint64_t>(failed));
+  if (impl_->mfu_sigma > 0) {
+    d.set_mfu_error_sigma(impl_->mfu_sigma);
+    d.set_mfu_error_basis(impl_->mfu_basis);
+  }
   const google::protobuf::Descriptor* desc = Distributions::descriptor();
   for (int k = 0; k < kNumSampleOutputs; ++k) {
     if (!impl_->workload && (k == kOutTimeToTrainSeconds || k == kOutGoodput)) continue;

@@ -6,6 +6,10 @@
 // request, and reduce each headline output to percentiles (Distributions) and how often each cap
 // binds. Like the sweep, it is a grid over request fields, only of random points.
 //
+// The efficiency model's own error is sampled too (unless monte_carlo.model_mfu_error is false):
+// each sample's MFU, realized compute and time to train carry a lognormal factor with the spread of
+// planner/mfu_error.h, from a random stream of its own.
+//
 // Speed: a sample patches a copy of the typed model built once at the inputs' medians instead of
 // rebuilding it, for the fields that only the caps, the site's PUE, the costs and the prices read:
 // constraints.*, site.pue, site.annual_pue, costs.*, hardware.accelerator.price_usd,
@@ -24,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +83,9 @@ struct MonteCarloOptions {
   ThreadPool* pool = nullptr;
   // Samples solved between two calls of the consumer.
   int64_t block_samples = 1 << 15;
+  // Called before each block; an error stops the run with it (a server's deadline or cancellation).
+  // Empty: never stops.
+  std::function<absl::Status()> check;
 };
 
 // Percentiles (nearest rank: p10 is the ceil(0.1 n)-th smallest), mean, min and max of `values`
@@ -107,6 +115,12 @@ class MonteCarloRun {
   // Uniform draw u in (0, 1) of input `input` for sample `sample`, and the input's value there.
   double Draw(int64_t sample, int input) const;
   double InputValue(int64_t sample, int input) const;
+  // The efficiency model's error (monte_carlo.model_mfu_error, planner/mfu_error.h): its sd of
+  // ln(MFU) (0 when not sampled) and sample `sample`'s factor on MFU, exp(sigma Z), before the cap
+  // at MFU 1. A sample's MFU and realized compute are SolvePlan's times min(factor, 1 / MFU), its
+  // time to train SolvePlan's divided by that.
+  double mfu_error_sigma() const;
+  double MfuFactor(int64_t sample) const;
   // The request sample `sample` solves (the median request with the sampled values set).
   PlanRequest RequestAt(int64_t sample) const;
 

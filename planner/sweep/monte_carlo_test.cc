@@ -92,7 +92,9 @@ TEST(MonteCarlo, IsReproducibleAndTheSameOnAnyThreadCount) {
   EXPECT_NE(mc->InputValue(0, 0), other->InputValue(0, 0));
 }
 
-// Each patched sample is what SolvePlan says for the sampled request, output by output.
+// Each patched sample is what SolvePlan says for the sampled request, output by output; with the
+// efficiency model's error sampled (the default), MFU and realized compute are SolvePlan's times
+// the sample's factor (capped at MFU 1) and the time to train SolvePlan's over it.
 void ExpectSamplesMatchSolvePlan(const PlanRequest& request, int n) {
   auto mc = MonteCarloRun::Create(request);
   ASSERT_THAT(mc.status(), IsOk());
@@ -103,12 +105,67 @@ void ExpectSamplesMatchSolvePlan(const PlanRequest& request, int n) {
     ASSERT_THAT(plan.status(), IsOk());
     ASSERT_TRUE(out[i].ok) << i;
     EXPECT_EQ(out[i].binding, plan->binding_constraint()) << i;
+    const double mfu = plan->compute().mfu();
+    const double f = mfu > 0 ? std::min(mc->MfuFactor(i), 1.0 / mfu) : 1.0;
     for (int k = 0; k < kNumSampleOutputs; ++k) {
       if (!plan->has_training() && (k == kOutTimeToTrainSeconds || k == kOutGoodput)) continue;
-      EXPECT_DOUBLE_EQ(out[i].outputs[k], *PlanOutput(*plan, OutputName(k)))
-          << "sample " << i << " " << OutputName(k);
+      double want = *PlanOutput(*plan, OutputName(k));
+      if (k == kOutMfu || k == kOutRealizedFlopsPerSecond) want *= f;
+      if (k == kOutTimeToTrainSeconds) want /= f;
+      EXPECT_DOUBLE_EQ(out[i].outputs[k], want) << "sample " << i << " " << OutputName(k);
     }
   }
+}
+
+TEST(NormalQuantileApprox, MatchesTheStandardNormalTable) {
+  // Standard normal table: z(0.9) = 1.2815515655, z(0.5) = 0, z(0.01) = -2.3263478740 (the tail
+  // branch), z(0.999) = 3.0902323062.
+  EXPECT_NEAR(NormalQuantileApprox(0.9), 1.2815515655, 1e-8);
+  EXPECT_EQ(NormalQuantileApprox(0.5), 0.0);
+  EXPECT_NEAR(NormalQuantileApprox(0.01), -2.3263478740, 1e-8);
+  EXPECT_NEAR(NormalQuantileApprox(0.999), 3.0902323062, 1e-8);
+}
+
+TEST(MonteCarlo, ModelMfuErrorOffGivesSolvePlanExactly) {
+  PlanRequest r = SeedPue(200, 3);
+  r.mutable_monte_carlo()->set_model_mfu_error(false);
+  auto mc = MonteCarloRun::Create(r);
+  ASSERT_THAT(mc.status(), IsOk());
+  EXPECT_EQ(mc->mfu_error_sigma(), 0.0);
+  EXPECT_EQ(mc->MfuFactor(17), 1.0);
+  ExpectSamplesMatchSolvePlan(r, 50);
+  auto d = mc->Summarize({});
+  ASSERT_THAT(d.status(), IsOk());
+  EXPECT_EQ(d->mfu_error_sigma(), 0.0);
+}
+
+TEST(MonteCarlo, ModelMfuErrorIsLognormalAroundThePlan) {
+  // The seed at 14 MW, PUE fixed at 1.5, only the electricity price uncertain: every sample has
+  // 6,664 GPUs at the same MFU, so realized compute varies by the MFU factor alone. Its P10 and P90
+  // are then the plan's times exp(-+1.2816 sigma) (a lognormal's quantiles), sigma the log-linear
+  // curve's spread (planner/mfu_error_data.h); 100,000 samples put them within 1%.
+  PlanRequest r = SeedWith("constraints { power_cap_watts: 14e6 } site { pue: 1.5 }");
+  AddUncertain("electricity=uniform(0.05 USD/kWh, 0.10 USD/kWh)", &r);
+  r.mutable_monte_carlo()->set_samples(100000);
+  auto mc = MonteCarloRun::Create(r);
+  ASSERT_THAT(mc.status(), IsOk());
+  auto plan = SolvePlan(mc->median_request(), NoExplain());
+  ASSERT_THAT(plan.status(), IsOk());
+  auto d = mc->Summarize({});
+  ASSERT_THAT(d.status(), IsOk());
+  const double sigma = d->mfu_error_sigma();
+  EXPECT_GT(sigma, 0.05);
+  EXPECT_THAT(d->mfu_error_basis(), HasSubstr("log-linear"));
+  const double realized = plan->compute().realized_flops_per_second();
+  EXPECT_EQ(d->gpu_count().min(), d->gpu_count().max());
+  EXPECT_NEAR(d->realized_flops_per_second().p50(), realized, 0.01 * realized);
+  EXPECT_NEAR(d->realized_flops_per_second().p10(), realized * std::exp(-1.2815515655 * sigma),
+              0.01 * realized);
+  EXPECT_NEAR(d->realized_flops_per_second().p90(), realized * std::exp(1.2815515655 * sigma),
+              0.01 * realized);
+  // The plan's own interval says the same.
+  EXPECT_NEAR(realized * plan->mfu_interval().p10() / plan->compute().mfu(),
+              d->realized_flops_per_second().p10(), 0.01 * realized);
 }
 
 TEST(MonteCarlo, PatchedSamplesAreWhatSolvePlanGives) {
