@@ -8,18 +8,18 @@
 
 namespace dcplan {
 
-// A100: leave-one-source-out (RMS 4.03 MFU points).
-inline constexpr double kMfuErrorSigmaA100 = 0.1214;
-inline constexpr double kMfuErrorRmsPointsA100 = 4.03;
+// A100: leave-one-source-out (RMS 3.62 MFU points).
+inline constexpr double kMfuErrorSigmaA100 = 0.1089;
+inline constexpr double kMfuErrorRmsPointsA100 = 3.62;
 inline constexpr int kMfuErrorRunsA100 = 14;
 inline constexpr int kMfuErrorSourcesA100 = 3;
-// H100: leave-one-source-out (RMS 2.41 MFU points).
-inline constexpr double kMfuErrorSigmaH100 = 0.0767;
-inline constexpr double kMfuErrorRmsPointsH100 = 2.41;
+// H100: leave-one-source-out (RMS 1.88 MFU points).
+inline constexpr double kMfuErrorSigmaH100 = 0.0505;
+inline constexpr double kMfuErrorRmsPointsH100 = 1.88;
 inline constexpr int kMfuErrorRunsH100 = 8;
 inline constexpr int kMfuErrorSourcesH100 = 3;
 // Transfer: the A100 fit on the H100 runs and the H100 fit on the A100 runs.
-inline constexpr double kMfuErrorSigmaTransfer = 0.2450;
+inline constexpr double kMfuErrorSigmaTransfer = 0.0853;
 inline constexpr int kMfuErrorRunsTransfer = 22;
 // The seed's log-linear curve on every published run.
 inline constexpr double kMfuErrorSigmaLogLinear = 0.2441;
