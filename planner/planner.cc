@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
@@ -16,6 +17,7 @@
 #include "planner/power_limit_search.h"
 #include "planner/solver.h"
 #include "planner/training.h"
+#include "units/format.h"
 
 namespace dcplan {
 
@@ -40,6 +42,28 @@ absl::StatusOr<Plan> SolvePlan(const PlanRequest& request, const ExplainOptions&
   if (model.workload != nullptr && solution.eval.gpus > 0) {
     DCPLAN_ASSIGN_OR_RETURN(*plan.mutable_training(),
                             PlanTraining(model, solution.eval.gpus, /*cluster_sets_dp=*/true));
+  }
+  // The reference job's split at the answer's size: what MFU rests on, and why it is low when the
+  // job barely fits (recomputation, many pipeline stages) or not at all.
+  if (model.reference != nullptr && solution.eval.gpus > 0 && explain.assumptions) {
+    const ReferenceMfuModel& ref = *model.reference;
+    absl::StatusOr<SearchResult> best = ref.SearchAt(solution.eval.gpus);
+    if (best.ok()) {
+      plan.add_notes(absl::StrFormat(
+          "MFU rests on the reference workload %s: on %s GPUs its best split is %s, batch %s "
+          "sequences, %.1f of %.1f GB of HBM a GPU (exact search: MFU %.1f%%; the plan reads "
+          "the table through sizes around it)",
+          ref.name(), units::FormatCount(static_cast<uint64_t>(solution.eval.gpus)),
+          DescribeConfig(best->config),
+          units::FormatCount(static_cast<uint64_t>(ref.BatchAt(solution.eval.gpus))),
+          units::InBytes(best->estimate.memory) / 1e9,
+          units::InBytes(best->estimate.memory_usable) / 1e9,
+          100 * units::InFraction(best->estimate.mfu)));
+    } else {
+      plan.add_notes(absl::StrCat("the reference workload ", ref.name(), " cannot run on ",
+                                  units::FormatCount(static_cast<uint64_t>(solution.eval.gpus)),
+                                  " GPUs, so MFU is 0: ", best.status().message()));
+    }
   }
   // The efficiency model's own uncertainty about MFU (planner/mfu_error.h).
   const MfuErrorSpread spread = MfuErrorFor(request);
