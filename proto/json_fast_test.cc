@@ -184,8 +184,8 @@ TEST(JsonFast, PrintsAndParsesEveryMessageTypeAsProtobufDoes) {
     }
     ExpectSameAsProtobuf(*prototype);  // empty: every primitive field at its default
   }
-  // A good share of the texts take the fast path (the others have escapes or a -0 somewhere; each new
-  // field makes a random message likelier to hold one, so the floor is a quarter, not a count).
+  // A good share of the texts take the fast path (the others have escapes or a -0 somewhere; each
+  // new field makes a random message likelier to hold one, so the floor is a quarter, not a count).
   EXPECT_GT(fast_parses, 2 * 301 * 10 / 4) << "of " << 2 * 301 * 10;
 }
 
