@@ -75,8 +75,12 @@ TEST(MfuError, TheToyCurveHasItsOwnSpread) {
   const MfuErrorSpread seed = MfuErrorFor(SeedWith(""));
   EXPECT_EQ(seed.sigma, kMfuErrorSigmaLogLinear);
   EXPECT_THAT(seed.basis, HasSubstr("log-linear"));
-  // A real preset without a workload uses the curve too (efficiency { log_linear }).
-  EXPECT_EQ(MfuErrorFor(*LoadPreset("h100-dgx")).sigma, kMfuErrorSigmaLogLinear);
+  // A real preset plans with the step model on its reference workload: the H100 family's spread;
+  // with --mfu_model=log_linear (efficiency { log_linear }) the curve's.
+  EXPECT_EQ(MfuErrorFor(*LoadPreset("h100-dgx")).sigma, kMfuErrorSigmaH100);
+  PlanRequest curve = *LoadPreset("h100-dgx");
+  curve.mutable_efficiency()->mutable_log_linear();
+  EXPECT_EQ(MfuErrorFor(curve).sigma, kMfuErrorSigmaLogLinear);
   // A constant MFU on an H100 is judged as an H100 estimate.
   PlanRequest c = *LoadPreset("h100-dgx");
   c.mutable_efficiency()->mutable_constant()->set_mfu(0.4);

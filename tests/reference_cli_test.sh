@@ -30,7 +30,7 @@ check "reference efficiency model" "reference workload llama3-405b, step model" 
 # The ledger: the reference job as a default, with its source.
 check "ledger names the job" "llama3-405b ORIGIN_DEFAULT" \
   "$(json_get "$TMP/ref.json" "*[(a['text_value'], a['origin']) for a in p['assumptions'] if a['path'] == 'efficiency.reference_workload.model'][0]")"
-check "ledger batch growth" "1024.0 ORIGIN_DEFAULT" \
+check "ledger batch growth" "1024 ORIGIN_DEFAULT" \
   "$(json_get "$TMP/ref.json" "*[(a['value'], a['origin']) for a in p['assumptions'] if a['path'] == 'efficiency.reference_workload.batch_tokens_per_gpu'][0]")"
 
 # Another reference model through --set; a fixed batch stops growing: at 65,536 GPUs the published
@@ -49,6 +49,6 @@ check "bad --mfu_model exit" 1 $?
 check "bad --mfu_model message" 'dcplan: --mfu_model must be reference or log_linear, got "toy"' "$(cat "$TMP/err.txt")"
 "$DCPLAN" fit --preset=h100-dgx --power=50MW --set=efficiency.reference_workload.model=llama9 > "$TMP/out.txt" 2> "$TMP/err.txt"
 check "unknown reference model exit" 1 $?
-check "unknown reference model message" 1 "$(grep -c 'unknown model \\"llama9\\"; known models: ' "$TMP/err.txt")"
+check "unknown reference model message" 1 "$(grep -c 'unknown model "llama9"; known models: ' "$TMP/err.txt")"
 
 finish reference_cli_test

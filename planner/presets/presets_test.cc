@@ -313,8 +313,8 @@ TEST(RealPresets, FillInEverySection) {
     EXPECT_GT(hw.network().optic_price_usd(), 0.0);
     ASSERT_TRUE(r.site().has_pue());
     EXPECT_GE(r.site().pue(), 1.0);
-    EXPECT_TRUE(r.efficiency().has_log_linear() || r.efficiency().has_table() ||
-                r.efficiency().has_constant());
+    // Every real preset's MFU comes from the step model on the reference workload (issue 23).
+    EXPECT_TRUE(r.efficiency().has_reference_workload());
     // Cushman & Wakefield 2025: 9.3-15.0 M USD per MW of critical load across 19 US markets.
     EXPECT_GE(r.costs().facility_usd_per_it_watt(), 9.3);
     EXPECT_LE(r.costs().facility_usd_per_it_watt(), 15.0);
