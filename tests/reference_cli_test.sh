@@ -41,7 +41,7 @@ check "ledger batch growth" "1024 ORIGIN_DEFAULT" \
 check "fixed batch is lower at 65,536 GPUs" True \
   "$(python3 -c "import json; g = json.load(open('$TMP/grow.json')); f = json.load(open('$TMP/fixed.json')); print(f['rows'][0]['compute']['mfu'] < g['rows'][0]['compute']['mfu'] - 0.1)" 2>&1)"
 "$DCPLAN" fit --preset=h100-dgx --power=50MW --set=efficiency.reference_workload.model=llama3-70b > "$TMP/70b.txt"
-check "another reference model" 1 "$(grep -c 'reference workload llama3-70b' "$TMP/70b.txt")"
+check "another reference model" 1 "$(grep -c '^  MFU .*reference workload llama3-70b' "$TMP/70b.txt")"
 
 # Bad input: named in the user's words.
 "$DCPLAN" fit --preset=h100-dgx --power=50MW --mfu_model=toy > "$TMP/out.txt" 2> "$TMP/err.txt"

@@ -40,6 +40,9 @@ constexpr char kMixtral[] = R"pb(
   global_batch_sequences: 256
   untied_embeddings: true
   moe { experts: 8 experts_per_token: 2 expert_ffn_hidden: 16384 load_imbalance: 1 }
+  # 2023-24 software: fp32 gradient reduction (4 bytes, as the hand counts below take them) and no
+  # tensor-parallel overlap, as the Megatron-Core benchmark ran.
+  framework { generation: SOFTWARE_MEGATRON_2024 }
 )pb";
 
 // Round hardware: 1 PFLOP/s at 50% for every multiply, 1 TB/s HBM, a 72-GPU NVLink domain of
@@ -158,6 +161,7 @@ constexpr char kWide[] = R"pb(
   seq_len: 4096
   global_batch_sequences: 64
   moe { experts: 64 experts_per_token: 8 expert_ffn_hidden: 2048 load_imbalance: 1 }
+  framework { generation: SOFTWARE_MEGATRON_2024 }  # as kMixtral
 )pb";
 
 TEST(Moe, ExpertParallelInsideAnNvl72DomainBeatsCrossingNodes) {
