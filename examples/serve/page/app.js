@@ -422,6 +422,7 @@ async function refreshChart() {
 function setText(id, text) {
   const el = $(id);
   if (el.textContent !== text) el.textContent = text;
+  el.classList.toggle('none', text === 'not priced');
 }
 
 // Money the preset does not price reads "not priced", never "$0.00".
@@ -538,16 +539,22 @@ function drawTornado(plan) {
   const entries = plan.sensitivity || [];
   if (!entries.length) return;
   const box = $('tornado');
-  const W = Math.max(280, box.clientWidth || 400), rowH = 22, left = 150, right = 70;
-  const H = 26 + entries.length * rowH;
   const out = plan.sensitivity_output || 'tco_usd';
   const f = /usd/.test(out) ? (v) => fmt.money(v) : /watts/.test(out) ? (v) => fmt.power(v)
     : /flops/.test(out) ? (v) => fmt.rate(v) : (v) => fmt.count(Math.round(v));
+  // Margins from the labels: the inputs' paths left of the bars, the swings right of them.
+  const W = Math.max(280, box.clientWidth || 400), rowH = 22;
+  const left = 6 + Math.max(...entries.map((e) => textWidth(e.path, 11)));
+  const right = 6 + Math.max(...entries.map((e) => textWidth(f(Math.abs(Number(e.output_at_high || 0) -
+    Number(e.output_at_low || 0))), 11)));
+  const H = 26 + entries.length * rowH;
+  let title = 'tornado: ' + out + ' from each input\'s P10 to its P90';
+  if (textWidth(title, 12, 700) > W) title = 'tornado: ' + out + ', P10 to P90';
   const values = entries.flatMap((e) => [Number(e.output_at_low || 0), Number(e.output_at_high || 0)]);
   const lo = Math.min(...values), hi = Math.max(...values);
   const x = (v) => left + ((v - lo) / Math.max(hi - lo, 1e-300)) * (W - left - right);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, xmlns: SVG_NS, class: 'tornado' });
-  svg.appendChild(el('text', { x: 0, y: 14, class: 'bar-name' }, 'tornado: ' + out + ' from each input\'s P10 to its P90'));
+  svg.appendChild(el('text', { x: 0, y: 14, class: 'bar-name' }, title));
   entries.forEach((e, i) => {
     const y = 24 + i * rowH;
     const a = Number(e.output_at_low || 0), b = Number(e.output_at_high || 0);
@@ -722,6 +729,7 @@ function showComparison(c) {
       bindingName(p.binding_constraint)]) {
       const td = document.createElement('td');
       td.textContent = cell;
+      if (cell === 'not priced') td.className = 'none';
       tr.appendChild(td);
     }
     body.appendChild(tr);
@@ -759,27 +767,38 @@ function showComparison(c) {
   differ.appendChild(table);
 }
 
-// Realized compute (and GPUs) per compared plan as bars.
+// Realized compute (and GPUs) per compared plan as bars: each preset's name above its pair of
+// bars, each value right of its bar, or inside it when the bar leaves no room on its right.
 function drawCompareChart() {
   const box = $('chart');
   const plans = (state.comparison && state.comparison.plans) || [];
-  const W = Math.max(120, box.clientWidth), H = Math.max(240, box.clientHeight);
+  const W = Math.max(120, box.clientWidth), H = Math.max(200, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, xmlns: SVG_NS });
-  svg.appendChild(el('text', { x: 10, y: 18, class: 'axis' }, W < 400 ? 'realized compute, GPUs' : 'realized compute and GPUs, same caps and site'));
+  const title = 'realized compute and GPUs, same caps and site';
+  svg.appendChild(el('text', { x: 4, y: 16, class: 'axis' }, textWidth(title, 12, 600) + 8 < W ? title : 'realized compute, GPUs'));
   const metrics = [['realized compute', (p) => Number(p.compute.realized_flops_per_second), (v) => fmt.rate(v), '#d9691f'],
-    ['GPUs', (p) => Number(p.counts.gpu_count), (v) => fmt.count(v), '#1f5fa8']];
-  const top = 34, left = W < 400 ? 70 : 170, right = W < 400 ? 0 : 110;
-  const groupH = (H - top - 10) / Math.max(1, plans.length);
-  metrics.forEach(([name, get, f, color], mi) => {
-    const max = Math.max(1, ...plans.map(get));
-    plans.forEach((p, i) => {
-      const y = top + i * groupH + mi * (groupH * 0.4) + 4;
-      const w = ((W - left - right) * get(p)) / max;
-      if (mi === 0) svg.appendChild(el('text', { x: left - 8, y: y + groupH * 0.4, class: 'tick', 'text-anchor': 'end' }, p.name));
-      svg.appendChild(el('rect', { x: left, y, width: Math.max(1, w), height: groupH * 0.34, fill: color, class: 'cbar' }));
-      const label = f(get(p)) + (mi === 1 ? ' GPUs' : '');
-      if (right > 0) svg.appendChild(el('text', { x: left + w + 6, y: y + groupH * 0.24, class: 'value' }, label));
-      else svg.appendChild(el('text', { x: left + 4, y: y + groupH * 0.24, class: 'value inbar' }, label));
+    ['GPUs', (p) => Number(p.counts.gpu_count), (v) => fmt.count(v) + ' GPUs', '#1f5fa8']];
+  const top = 26, left = 4, right = 4, nameH = 16;
+  const groupH = (H - top - 4) / Math.max(1, plans.length);
+  const barH = Math.max(8, Math.min(26, (groupH - nameH - 10) / 2));
+  const span = W - left - right;
+  plans.forEach((p, i) => {
+    const y0 = top + i * groupH;
+    svg.appendChild(el('text', { x: left, y: y0 + 12, class: 'tick compare-name' }, (i + 1) + '. ' + p.name));
+    metrics.forEach(([, get, f, color], mi) => {
+      const max = Math.max(1, ...plans.map(get));
+      const y = y0 + nameH + mi * (barH + 3);
+      const w = Math.max(1, (span * get(p)) / max);
+      const label = f(get(p));
+      const id = i + '-' + mi;
+      svg.appendChild(el('rect', { x: left, y, width: w, height: barH, fill: color, class: 'cbar', 'data-bar': id }));
+      const lw = textWidth(label, 11.5, 600);
+      const textY = y + barH / 2 + 4;
+      if (left + w + 6 + lw <= W - right) {
+        svg.appendChild(el('text', { x: left + w + 6, y: textY, class: 'value', 'data-bar': id }, label));
+      } else {
+        svg.appendChild(el('text', { x: left + w - 6, y: textY, class: 'value inbar', 'text-anchor': 'end', 'data-bar': id }, label));
+      }
     });
   });
   box.replaceChildren(svg);
@@ -793,6 +812,14 @@ const SERIES = [
   { key: 'it', label: 'IT power', panel: 2, cls: 's-it', get: (r) => Number(r.power.it_power_watts) },
   { key: 'facility', label: 'facility power', panel: 2, cls: 's-facility', get: (r) => Number(r.power.facility_power_watts) },
 ];
+
+// The width of `text` in the page's font (the SVGs' margins are sized from their labels, so
+// none is cut at the chart's edge at any width).
+const measureCtx = document.createElement('canvas').getContext('2d');
+function textWidth(text, px, weight) {
+  measureCtx.font = (weight || 400) + ' ' + px + 'px ' + getComputedStyle(document.body).fontFamily;
+  return Math.ceil(measureCtx.measureText(text).width);
+}
 
 function el(name, attrs, text) {
   const e = document.createElementNS(SVG_NS, name);
@@ -825,13 +852,26 @@ function capWatts() {
   return at === 'POWER_CAP_AT_FACILITY' || at === 'POWER_CAP_AT_UNSPECIFIED' ? Number(c.power_cap_watts || 0) : 0;
 }
 
+function seriesValueText(s, row) {
+  const v = s.get(row);
+  return s.panel === 0 ? fmt.rate(v) : s.panel === 1 ? fmt.percent(v) : fmt.power(v);
+}
+
 function drawChart() {
   if (state.mode === 'compare') return;
   const box = $('chart');
   const W = Math.max(120, box.clientWidth), H = Math.max(240, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
   const rows = state.chartRows;
-  const m = W < 480 ? { left: 84, right: 92, top: 22, bottom: 40 } : { left: 100, right: 122, top: 22, bottom: 40 };
+  const markerRow = state.mode === 'scale' ? state.row : state.plan;
+  // Margins from the widest labels: the y ticks left of the plots (after the rotated axis titles),
+  // the marker's values right of them.
+  const tickW = Math.max(textWidth('100 EFLOP/s', 11), textWidth('100 MW', 11));
+  let valueW = textWidth('100.0%', 11.5, 600);
+  if (markerRow) {
+    for (const s of SERIES) valueW = Math.max(valueW, textWidth(seriesValueText(s, markerRow), 11.5, 600));
+  }
+  const m = { left: 24 + tickW + 8, right: valueW + 14, top: 22, bottom: 40 };
   const plotW = W - m.left - m.right;
   const gap = 14;
   const avail = H - m.top - m.bottom - 2 * gap;
@@ -845,7 +885,6 @@ function drawChart() {
     { title: 'MFU', unit: '%', log: false, fmtTick: (v) => fmt.percent(v, 0) },
     { title: 'power', unit: 'W', log: true, fmtTick: (v) => fmt.power(v, 0) },
   ];
-  const markerRow = state.mode === 'scale' ? state.row : state.plan;
   panels.forEach((p, i) => {
     const series = SERIES.filter((s) => s.panel === i);
     const values = [];
@@ -907,7 +946,7 @@ function drawChart() {
         const v = s.get(markerRow);
         const my = y(v);
         g.appendChild(el('circle', { cx: mx, cy: my, r: 4, class: 'dot ' + s.cls }));
-        const text = s.panel === 0 ? fmt.rate(v) : s.panel === 1 ? fmt.percent(v) : fmt.power(v);
+        const text = seriesValueText(s, markerRow);
         labelY.push({ y: my, text, cls: s.cls });
       }
       // value labels right of the plot, kept apart
@@ -925,7 +964,8 @@ function drawChart() {
   // x axis: decades
   const bottom = tops[2] + heights[2];
   const decades = Math.round(Math.log10(xMax));
-  const xEvery = decades > 8 ? 2 : 1;
+  // Every decade labelled while the labels keep apart, else every other (or third...).
+  const xEvery = Math.max(decades > 8 ? 2 : 1, Math.ceil((textWidth('100k', 11) + 10) / (plotW / decades)));
   for (let k = 0; k <= decades; k += xEvery) {
     const v = Math.pow(10, k), xx = x(v);
     svg.appendChild(el('line', { x1: xx, y1: m.top, x2: xx, y2: bottom, class: 'grid' }));
