@@ -112,9 +112,12 @@ const Command kCommands[] = {
      "dcplan scale [--preset=NAME | --request=FILE] [--gpus=1,8,512,8192,32768]\n"
      "             [--pue=1.3] [--format=table|csv|json|textproto|binary] [--out=FILE]\n"
      "\n"
-     "Evaluates clusters of exactly the given GPU counts, whatever the caps.\n"
+     "Evaluates clusters of exactly the given GPU counts, whatever the caps. With\n"
+     "--uncertain=PATH=DIST [--samples=N --seed=S --model_mfu_error=false] every size also gets\n"
+     "P10 / P50 / P90 of realized compute, MFU and facility power (JSON: each row's "
+     "distribution).\n"
      "Example: dcplan scale --preset=seed --gpus=1,8,512,8192,32768",
-     "base output caps site_money workload sizes"},
+     "base output caps site_money workload sizes train_uncertainty"},
     {"sweep", dcplan::cli::RunSweep, "one request over a grid of values: CSV, JSON lines or SVG",
      "dcplan sweep [--preset=NAME | --request=FILE] --vary=FIELD=VALUES [--vary=...]\n"
      "             [--threads=N] [--format=csv|jsonl|svg] [--out=FILE] [cap flags of fit]\n"

@@ -109,11 +109,16 @@ absl::Status ScaleEach(
   constexpr int64_t kBlock = 4096;
   const int64_t n = static_cast<int64_t>(gpu_counts.size());
   std::vector<ScaleRow> rows(static_cast<size_t>(std::min(n, kBlock)));
+  // The efficiency model's own uncertainty about each size's MFU (planner/mfu_error.h).
+  const MfuErrorSpread spread = MfuErrorFor(request);
   for (int64_t first = 0; first < n; first += kBlock) {
     const int64_t count = std::min(kBlock, n - first);
     pool->ParallelFor(count, 16, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         rows[i] = ToScaleRow(model, EvaluateCluster(model, gpu_counts[first + i]));
+        if (spread.sigma > 0) {
+          *rows[i].mutable_mfu_interval() = MfuIntervalOf(rows[i].compute().mfu(), spread);
+        }
       }
     });
     DCPLAN_RETURN_IF_ERROR(consume(first, absl::MakeConstSpan(rows.data(), count)));

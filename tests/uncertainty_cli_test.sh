@@ -61,6 +61,28 @@ check "train table percentiles" 1 "$(grep -c 'P10 / P50 / P90' "$TMP/train.txt")
 check "train table MFU interval" 1 "$(grep -c 'MFU  .*(P10-P90 ' "$TMP/train.txt")"
 expect_error "train takes no tornado" "train does not use --sensitivity" "${TRAIN[@]}" --sensitivity
 
+# scale --uncertain: each size's spread over the samples, the caps not applied. 8,192 seed GPUs
+# draw 8,192 x 1.4 kW = 11.4688 MW of IT power; facility = IT x PUE: P10 (PUE 1.1) 12.616 MW, P90
+# (PUE 1.9) 21.791 MW, within 1% on 100,000 samples; MFU 0.62 - 0.02 x 13 = 0.36 and realized
+# compute 8,192 x 1e15 x 0.36 = 2.949e18 FLOP/s, constant without the model's own error.
+SCALE=(scale --preset=seed --power=1MW --gpus=8192,1024 --uncertain='pue=uniform(1.0, 2.0)')
+"$DCPLAN" "${SCALE[@]}" --samples=100000 --model_mfu_error=false --format=json > "$TMP/scale.json"
+check "scale exit" 0 $?
+check "scale gpus constant" "8192 8192" "$(json_get "$TMP/scale.json" "str(p['rows'][0]['distribution']['gpu_count']['p10']) + ' ' + str(p['rows'][0]['distribution']['gpu_count']['p90'])")"
+check "scale facility p10" True "$(json_get "$TMP/scale.json" "abs(p['rows'][0]['distribution']['facility_power_watts']['p10'] / 12.61568e6 - 1) <= 0.01")"
+check "scale facility p90" True "$(json_get "$TMP/scale.json" "abs(p['rows'][0]['distribution']['facility_power_watts']['p90'] / 21.79072e6 - 1) <= 0.01")"
+check "scale realized constant" True "$(json_get "$TMP/scale.json" "abs(p['rows'][0]['distribution']['realized_flops_per_second']['p90'] / 2.94912e18 - 1) <= 1e-9")"
+check "scale mfu interval" True "$(json_get "$TMP/scale.json" "p['rows'][0]['mfu_interval']['p10'] < 0.36 < p['rows'][0]['mfu_interval']['p90']")"
+"$DCPLAN" "${SCALE[@]}" --samples=2000 --threads=1 --format=json > "$TMP/scale1.json"
+"$DCPLAN" "${SCALE[@]}" --samples=2000 --threads=3 --format=json > "$TMP/scale3.json"
+check "scale same on any thread count" "" "$(cmp "$TMP/scale1.json" "$TMP/scale3.json")"
+"$DCPLAN" "${SCALE[@]}" --samples=2000 > "$TMP/scale.txt"
+check "scale table spread lines" 2 "$(grep -c 'P10/P50/P90: realized .* EF/s, MFU .*%, meter .* MW' "$TMP/scale.txt")"
+"$DCPLAN" "${SCALE[@]}" --samples=2000 --format=csv > "$TMP/scale.csv"
+check "scale csv columns" "realized_flops_per_second_p10,realized_flops_per_second_p50,realized_flops_per_second_p90,mfu_p10,mfu_p50,mfu_p90,facility_power_watts_p10,facility_power_watts_p50,facility_power_watts_p90" "$(head -1 "$TMP/scale.csv" | cut -d, -f11-)"
+check "scale csv rows" 3 "$(wc -l < "$TMP/scale.csv")"
+expect_error "scale work bound" "--gpus gives 101 sizes and --samples 1000000: 1.01e+08 evaluations, more than 10^8 (every size runs every sample); give fewer sizes or fewer samples" scale --preset=seed --gpus="$(seq -s, 8 8 808)" --uncertain='pue=uniform(1, 2)' --samples=1000000
+
 # Bad input: one line each, naming the path.
 expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'
 expect_error "sd < 0" "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1" fit --preset=seed --power=14MW --uncertain='pue=normal(1.2, -0.1)'

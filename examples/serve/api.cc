@@ -31,6 +31,7 @@
 #include "planner/request_edit.h"
 #include "planner/solver.h"
 #include "planner/sweep/headline.h"
+#include "planner/sweep/scale_monte_carlo.h"
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
 #include "planner/sweep/train_monte_carlo.h"
@@ -263,6 +264,38 @@ std::optional<ApiResponse> ApplyQuerySets(absl::string_view target, absl::string
   return std::nullopt;
 }
 
+// The work units of a Monte Carlo run's samples (each a patched model: kPatchedSamplesPerUnit a
+// unit; with a workload 1 each, its training figures cached per size; rebuilding the model: a plan
+// each), and what they are, for the 422.
+int64_t SampleUnits(const MonteCarloRun& run, const PlanRequest& request, std::string* what) {
+  const int64_t samples = run.samples();
+  if (!run.patched()) {
+    *what = absl::StrFormat("%d Monte Carlo samples that rebuild the model, %d each", samples,
+                            PlanUnits(request));
+    return Times(samples, PlanUnits(request));
+  }
+  if (request.has_workload()) {
+    *what = absl::StrFormat("%d Monte Carlo samples with a workload, 1 each", samples);
+    return samples;
+  }
+  *what = absl::StrFormat("%d Monte Carlo samples, %d a unit", samples, kPatchedSamplesPerUnit);
+  return (samples + kPatchedSamplesPerUnit - 1) / kPatchedSamplesPerUnit;
+}
+
+// The options a Monte Carlo run of the API uses: the server's Monte Carlo threads and blocks small
+// enough that the deadline is checked every ~0.1 s or sooner (*stopped set when it stops them).
+MonteCarloOptions SampleOptions(const MonteCarloRun& run, const PlanRequest& request,
+                                const Limits& limits, std::optional<ApiResponse>* stopped) {
+  MonteCarloOptions options;
+  options.threads = std::max(1, limits.options->monte_carlo_threads);
+  options.block_samples = !run.patched() ? 1 : request.has_workload() ? 64 : 16384;
+  options.check = [&limits, stopped]() -> absl::Status {
+    if ((*stopped = limits.Check())) return absl::CancelledError("stopped");
+    return absl::OkStatus();
+  };
+  return options;
+}
+
 ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
   PlanRequest request;
   if (auto bad = ParseBody(http, &request)) return *bad;
@@ -298,34 +331,14 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
   // blocks of them.
   auto run = MonteCarloRun::Create(request);
   if (!run.ok()) return FromStatus(run.status());
-  const int64_t samples = run->samples();
-  const bool workload = request.has_workload();
-  int64_t sample_units = 0;
   std::string what;
-  if (!run->patched()) {
-    sample_units = Times(samples, PlanUnits(request));
-    what = absl::StrFormat("%d Monte Carlo samples that rebuild the model, %d each", samples,
-                           PlanUnits(request));
-  } else if (workload) {
-    sample_units = samples;
-    what = absl::StrFormat("%d Monte Carlo samples with a workload, 1 each", samples);
-  } else {
-    sample_units = (samples + kPatchedSamplesPerUnit - 1) / kPatchedSamplesPerUnit;
-    what = absl::StrFormat("%d Monte Carlo samples, %d a unit", samples, kPatchedSamplesPerUnit);
-  }
+  const int64_t sample_units = SampleUnits(*run, request, &what);
   if (auto over =
           limits.Price(PlanUnits(request) + sample_units, absl::StrCat("a plan and ", what))) {
     return *over;
   }
-  MonteCarloOptions options;
-  options.threads = std::max(1, limits.options->monte_carlo_threads);
-  // Blocks small enough that the deadline is checked every ~0.1 s or sooner.
-  options.block_samples = !run->patched() ? 1 : workload ? 64 : 16384;
   std::optional<ApiResponse> stopped;
-  options.check = [&]() -> absl::Status {
-    if ((stopped = limits.Check())) return absl::CancelledError("stopped");
-    return absl::OkStatus();
-  };
+  const MonteCarloOptions options = SampleOptions(*run, request, limits, &stopped);
   auto plan = SolveUncertainPlan(request, options);
   if (stopped) return *stopped;
   if (!plan.ok()) return FromStatus(plan.status());
@@ -380,6 +393,26 @@ ApiResponse ScaleEndpoint(const ApiRequest& http, bool binary, int64_t max_sizes
   if (!request.has_request()) return ErrorResponse(400, "request must be set", "request");
   auto sizes = ScaleSizes(request, max_sizes);
   if (!sizes.ok()) return FromStatus(sizes.status(), "", ScaleRequest::descriptor());
+  if (request.request().uncertain_size() > 0) {
+    // Uncertain inputs (planner/sweep/scale_monte_carlo.h): every size runs every sample.
+    auto run = MonteCarloRun::Create(request.request());
+    if (!run.ok()) return FromStatus(run.status(), "request.");
+    const int64_t n = static_cast<int64_t>(sizes->size());
+    absl::Status work = CheckScaleMonteCarloWork(n, run->samples());
+    if (!work.ok()) return ErrorResponse(400, work.message(), "gpu_counts");
+    std::string what;
+    const int64_t per = SampleUnits(*run, request.request(), &what);
+    if (auto over = limits.Price(Times(n, EvalUnits(request.request()) + per),
+                                 absl::StrFormat("%d sizes, each a row and %s", n, what))) {
+      return *over;
+    }
+    std::optional<ApiResponse> stopped;
+    const MonteCarloOptions options = SampleOptions(*run, request.request(), limits, &stopped);
+    auto report = ScaleUncertain(request.request(), *sizes, options);
+    if (stopped) return *stopped;
+    if (!report.ok()) return FromStatus(report.status(), "request.");
+    return MessageResponse(*report, binary);
+  }
   const int64_t per = EvalUnits(request.request());
   if (auto over = limits.Price(Times(static_cast<int64_t>(sizes->size()), per),
                                absl::StrFormat("%d sizes x %d per size%s", sizes->size(), per,

@@ -137,5 +137,58 @@ TEST(ApiUncertainty, TrainCarriesTheDistributionsAndIsPriced) {
                                    "samples, 1 each)"));
 }
 
+// A ScaleRequest for the seed preset at `sizes` with site.pue = uniform(1.0, 2.0) and `samples`.
+std::string SeedScaleJson(std::initializer_list<uint64_t> sizes, uint64_t samples) {
+  ScaleRequest s;
+  *s.mutable_request() = LoadPreset("seed").value();
+  for (uint64_t g : sizes) s.add_gpu_counts(g);
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb", s.mutable_request()->add_uncertain()));
+  s.mutable_request()->mutable_monte_carlo()->set_samples(samples);
+  s.mutable_request()->mutable_monte_carlo()->set_model_mfu_error(false);
+  return SerializeMessage(s, Encoding::kJson).value();
+}
+
+TEST(ApiUncertainty, ScaleRowsCarryTheirDistributions) {
+  // 8,192 seed GPUs draw 8,192 x 1.4 kW = 11.4688 MW of IT power; facility = IT x PUE, so its
+  // P10 (PUE 1.1) is 12.616 MW and its P90 (PUE 1.9) 21.791 MW, each within 1% on 20,000 samples.
+  // No cap applies in scale: gpu_count is the size in every sample.
+  const ApiResponse r =
+      Api().Handle({"POST", "/v1/scale", kJsonType, "", SeedScaleJson({8192, 64}, 20000)});
+  ASSERT_EQ(r.status, 200) << r.body;
+  ScaleReport report;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &report).ok()) << r.body;
+  ASSERT_EQ(report.rows_size(), 2);
+  const Distributions& d = report.rows(0).distribution();
+  EXPECT_EQ(d.samples(), 20000u);
+  EXPECT_EQ(d.gpu_count().p10(), 8192);
+  EXPECT_EQ(d.gpu_count().p90(), 8192);
+  EXPECT_NEAR(d.facility_power_watts().p10(), 12.61568e6, 0.01 * 12.61568e6);
+  EXPECT_NEAR(d.facility_power_watts().p90(), 21.79072e6, 0.01 * 21.79072e6);
+  EXPECT_EQ(report.rows(1).distribution().gpu_count().p50(), 64);
+  // The efficiency model's interval on every row (the seed's log-linear curve has one).
+  EXPECT_LT(report.rows(0).mfu_interval().p10(), report.rows(0).compute().mfu());
+  EXPECT_GT(report.rows(0).mfu_interval().p90(), report.rows(0).compute().mfu());
+}
+
+TEST(ApiUncertainty, ScaleSamplesArePricedAndBounded) {
+  // 2 sizes x (1 unit for the row + 20,000 patched samples at 16 a unit = 1,250): 2,502 units.
+  ApiOptions small;
+  small.max_work_units = 2000;
+  const ApiResponse over =
+      Api(small).Handle({"POST", "/v1/scale", kJsonType, "", SeedScaleJson({8192, 64}, 20000)});
+  EXPECT_EQ(over.status, 422) << over.body;
+  EXPECT_THAT(over.body, HasSubstr("asks for 2502 work units (2 sizes, each a row and 20000 Monte "
+                                   "Carlo samples, 16 a unit)"));
+  // 101 sizes x 1,000,000 samples is over the bound of 10^8 evaluations, whatever the budget.
+  ScaleRequest s;
+  ASSERT_TRUE(ParseMessage(SeedScaleJson({8}, 1000000), Encoding::kJson, &s).ok());
+  for (int i = 2; i <= 101; ++i) s.add_gpu_counts(8 * i);
+  const ApiResponse big = Api().Handle(
+      {"POST", "/v1/scale", kJsonType, "", SerializeMessage(s, Encoding::kJson).value()});
+  EXPECT_EQ(big.status, 400) << big.body;
+  EXPECT_THAT(big.body, HasSubstr("gpu_counts (101 sizes) x monte_carlo.samples (1000000)"));
+}
+
 }  // namespace
 }  // namespace dcplan::serve

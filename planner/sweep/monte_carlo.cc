@@ -312,7 +312,7 @@ struct MonteCarloRun::Impl {
     return true;
   }
 
-  void Solve(int64_t i, Worker& w, SampleResult* out) const {
+  void Solve(int64_t i, int64_t fixed_gpus, Worker& w, SampleResult* out) const {
     *out = SampleResult();
     for (size_t j = 0; j < inputs.size(); ++j) {
       const double v = inputs[j].Quantile(Draw(i, static_cast<int>(j)));
@@ -340,16 +340,22 @@ struct MonteCarloRun::Impl {
         m.site = *site;
       }
       if (patch & kPatchCosts) m.costs = BuildCostModel(r.costs(), r.site().cooling());
-      if (patch & (kPatchSite | kPatchCaps)) {
+      if ((patch & (kPatchSite | kPatchCaps)) && fixed_gpus == 0) {
         auto caps = BuildCapsModel(r.constraints(), m.site);
         if (!caps.ok()) return;
         m.caps = *caps;
       }
     }
-    if (!SolveInto(m, w.guess, &w.solution).ok()) return;
+    // Scale (fixed_gpus > 0): the cluster of exactly that size, whatever the caps; else the solve.
+    if (fixed_gpus > 0) {
+      w.solution.eval = EvaluateCluster(m, fixed_gpus);
+      w.solution.binding = BINDING_CONSTRAINT_UNSPECIFIED;
+    } else {
+      if (!SolveInto(m, w.guess, &w.solution).ok()) return;
+      w.guess = w.solution.servers;
+    }
     const Solution& s = w.solution;
     const ClusterEval& e = s.eval;
-    w.guess = s.servers;
     auto& o = out->outputs;
     o[kOutGpuCount] = static_cast<double>(e.gpus);
     o[kOutRealizedFlopsPerSecond] = units::InFlopsPerSecond(e.realized);
@@ -442,9 +448,12 @@ PlanRequest MonteCarloRun::RequestAt(int64_t sample) const {
   return r;
 }
 
-void MonteCarloRun::SolveSamples(int64_t first, absl::Span<SampleResult> out) const {
+void MonteCarloRun::SolveSamples(int64_t first, absl::Span<SampleResult> out,
+                                 int64_t fixed_gpus) const {
   Impl::Worker w{impl_->median, impl_->model, Solution(), -1};
-  for (size_t k = 0; k < out.size(); ++k) impl_->Solve(first + static_cast<int64_t>(k), w, &out[k]);
+  for (size_t k = 0; k < out.size(); ++k) {
+    impl_->Solve(first + static_cast<int64_t>(k), fixed_gpus, w, &out[k]);
+  }
 }
 
 absl::Status MonteCarloRun::Run(
@@ -463,7 +472,8 @@ absl::Status MonteCarloRun::Run(
     const int64_t count = std::min(block, n - first);
     if (options.check) DCPLAN_RETURN_IF_ERROR(options.check());
     pool->ParallelFor(count, 512, [&](int64_t b, int64_t e) {
-      SolveSamples(first + b, absl::MakeSpan(rows.data() + b, static_cast<size_t>(e - b)));
+      SolveSamples(first + b, absl::MakeSpan(rows.data() + b, static_cast<size_t>(e - b)),
+                   options.fixed_gpus);
     });
     DCPLAN_RETURN_IF_ERROR(consume(first, absl::MakeConstSpan(rows.data(), count)));
   }
@@ -512,6 +522,7 @@ absl::StatusOr<Distributions> MonteCarloRun::Summarize(const MonteCarloOptions& 
   });
   const double ok = static_cast<double>(impl_->samples - failed);
   for (const auto& [b, count] : shares) {
+    if (options.fixed_gpus > 0) break;  // scale: no cap applies
     BindingShare* s = d.add_binding();
     s->set_binding_constraint(BindingConstraint_Name(static_cast<BindingConstraint>(b)));
     s->set_fraction(static_cast<double>(count) / ok);

@@ -86,6 +86,10 @@ struct MonteCarloOptions {
   // Called before each block; an error stops the run with it (a server's deadline or cancellation).
   // Empty: never stops.
   std::function<absl::Status()> check;
+  // > 0: every sample is a cluster of exactly this many GPUs, whatever the caps (`dcplan scale`):
+  // EvaluateCluster of the sampled model instead of the solve; the caps are not applied and no
+  // binding share is reported.
+  int64_t fixed_gpus = 0;
 };
 
 // Percentiles (nearest rank: p10 is the ceil(0.1 n)-th smallest), mean, min and max of `values`
@@ -124,8 +128,9 @@ class MonteCarloRun {
   // The request sample `sample` solves (the median request with the sampled values set).
   PlanRequest RequestAt(int64_t sample) const;
 
-  // Solves samples [first, first + out.size()) on the calling thread.
-  void SolveSamples(int64_t first, absl::Span<SampleResult> out) const;
+  // Solves samples [first, first + out.size()) on the calling thread (with fixed_gpus > 0:
+  // evaluates clusters of that size, as MonteCarloOptions::fixed_gpus says).
+  void SolveSamples(int64_t first, absl::Span<SampleResult> out, int64_t fixed_gpus = 0) const;
 
   // Solves every sample in parallel and hands them to `consume` in sample order, a block at a time
   // (consume(first, results)), from the calling thread. Stops at consume's first error.
