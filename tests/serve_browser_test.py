@@ -346,7 +346,56 @@ def keyboard_and_labels(browser, origin, dcplan):
 # The compare view (its table equals `dcplan compare`; the compare screenshot), the layout from
 # 1,024 px to a wide screen in every view, and the keyboard and labels: `serve_browser_test.py
 # DCPLAN CHROMIUM layout` (the target serve_layout_test, so each stays under the medium timeout).
+# The MFU band at the chart's right end (1M GPUs), as the ratio its P90 / P10: the MFU panel is
+# linear from 0 at its frame's bottom, so P90 / P10 = (bottom - y(P90)) / (bottom - y(P10)). The
+# band's (last) outline runs along the P90s left to right, then along the P10s back: the right
+# end is the middle pair of its points.
+MFU_BAND_RATIO = """(() => {
+  const band = [...document.querySelectorAll('#chart path.band[data-series=mfu]')].pop();
+  if (!band) return null;
+  const pts = band.getAttribute('d').replace(/[MLZ]/g, ' ').trim().split(/\\s+/).map(Number);
+  const n = pts.length / 2, hi = pts[2 * (n / 2 - 1) + 1], lo = pts[2 * (n / 2) + 1];
+  const frame = document.querySelectorAll('#chart g.panel')[1].querySelector('rect.frame');
+  const bottom = Number(frame.getAttribute('y')) + Number(frame.getAttribute('height'));
+  return (bottom - hi) / (bottom - lo);
+})()"""
+
+
+def chart_bands(browser, origin, dcplan):
+    """The chart's shaded P10-P90 bands: the MFU model's error without uncertain inputs, the
+    spread over the Monte Carlo samples with them; the MFU band's width is the CLI's."""
+    scale = json.loads(subprocess.run([dcplan, 'scale', '--preset=h100-dgx', '--gpus=1000000', '--format=json'],
+                                      capture_output=True, timeout=60, check=True).stdout)
+    interval = scale['rows'][0]['mfu_interval']
+    uncertain = ['pue=uniform(1.3, 1.6)', 'gpu_price=triangular($20k, $27.5k, $35k)']
+    sampled = json.loads(subprocess.run(
+        [dcplan, 'scale', '--preset=h100-dgx', '--gpus=1000000', '--samples=2000', '--format=json'] +
+        ['--uncertain=' + u for u in uncertain], capture_output=True, timeout=120, check=True).stdout)
+    spread = sampled['rows'][0]['distribution']['mfu']
+    cases = [('/?preset=h100-dgx&gpus=32768', ['realized', 'mfu'], 'MFU model error P10-P90',
+              float(interval['p90']) / float(interval['p10'])),
+             # The page samples at most 2,000 times a size for the chart (the plan's 10,000 are
+             # the plan's); PUE moves facility power, neither input moves IT power.
+             ('/?preset=h100-dgx&power=50MW&' + '&'.join('uncertain=' + u.replace('=', '%3D').replace(' ', '%20')
+                                                        for u in uncertain),
+              ['realized', 'mfu', 'facility'], 'P10-P90 over 2,000 samples',
+              float(spread['p90']) / float(spread['p10']))]
+    for view, series, legend, ratio in cases:
+        browser.send('Page.navigate', {'url': origin + view})
+        browser.wait_for('document.body && document.body.dataset.ready === "true"', timeout=15)
+        browser.wait_for('settled() && document.body.dataset.chart', timeout=60)
+        shown = browser.evaluate('[...document.querySelectorAll("#chart path.band")].map(p => p.dataset.series)')
+        check('bands under %s on %s' % (', '.join(series), view), shown == series, repr(shown))
+        what = browser.evaluate('document.getElementById("band-legend").hidden ? "" : '
+                                'document.getElementById("band-what").innerText')
+        check('the legend says what the band is: %s' % legend, what == 'shaded: ' + legend, repr(what))
+        got = browser.evaluate(MFU_BAND_RATIO)
+        check('the MFU band at 1M GPUs spans P90/P10 = %.4f as dcplan scale says' % ratio,
+              got is not None and abs(got - ratio) < 0.005 * ratio, repr(got))
+
+
 def compare_layout_keys(browser, origin, dcplan, outputs):
+    chart_bands(browser, origin, dcplan)
     # The compare view: its table equals `dcplan compare` for the same presets and cap.
     browser.send('Page.navigate', {'url': origin + '/?compare=h100-dgx,b200-dgx,gb200-nvl72&power=100MW'})
     browser.wait_for('document.body && document.body.dataset.ready === "true"', timeout=15)

@@ -169,6 +169,7 @@ const state = {
   row: null,           // the ScaleRow on display (scale a cluster) or null
   comparison: null,    // the Comparison on display (compare) or null
   chartRows: [],       // the chart's ScaleRows
+  chartKey: '',        // what they were asked for (chartRequest and the chart's end)
   chartMax: MAX_SLIDER_GPUS,
   markerGpus: 0,
 };
@@ -367,13 +368,8 @@ async function solveOnce(seq) {
       showFigures(plan, plan);
       state.markerGpus = Number(plan.counts.gpu_count);
     }
-    const wanted = chartMaxFor(state.markerGpus);
-    if (wanted !== state.chartMax || !state.chartRows.length) {
-      state.chartMax = wanted;
-      refreshChart();
-    } else {
-      drawChart();
-    }
+    state.chartMax = chartMaxFor(state.markerGpus);
+    maybeRefreshChart();
   } catch (e) {
     if (seq !== latest.solve) return;
     showError(e);
@@ -385,10 +381,10 @@ function chartMaxFor(gpus) {
   return Math.min(1e12, Math.pow(10, Math.ceil(Math.log10(gpus))));
 }
 
-// ~60 log-spaced sizes from 1 to the chart's end.
+// Log-spaced sizes from 1 to the chart's end, five a decade (at least 31).
 function chartSizes() {
   const decades = Math.log10(state.chartMax);
-  const n = Math.max(60, Math.round(10 * decades));
+  const n = Math.max(30, Math.round(5 * decades));
   const sizes = [];
   for (let i = 0; i <= n; ++i) {
     const g = Math.round(Math.pow(10, (decades * i) / n));
@@ -397,20 +393,66 @@ function chartSizes() {
   return sizes;
 }
 
-async function refreshChart() {
+// The chart's bands with uncertain inputs: at most this many Monte Carlo samples a size (fewer
+// if the request asks for fewer), so the whole chart stays a second or two of the server's time.
+const CHART_SAMPLES = 2000;
+// Sizes per POST /v1/scale: the chart arrives in a few requests, so a plan asked for meanwhile
+// is answered between two of them rather than after the whole chart.
+const CHART_CHUNK = 8;
+
+// The request the chart's curves are of: the plan's, its uncertain inputs sampled at most
+// CHART_SAMPLES times a size; no sensitivity (the tornado is the plan's).
+function chartRequest() {
+  const request = clone(state.request);
+  if (request.uncertain && request.uncertain.length) {
+    const mc = request.monte_carlo || {};
+    const asked = Number(mc.samples || 0);
+    request.monte_carlo = { samples: String(asked > 0 ? Math.min(asked, CHART_SAMPLES) : CHART_SAMPLES) };
+    if (mc.seed) request.monte_carlo.seed = mc.seed;
+  } else {
+    delete request.uncertain;
+    delete request.monte_carlo;
+  }
+  return request;
+}
+
+// Redraws the curves when what they depend on changed (the request but its caps, which scale
+// does not apply, and the chart's end); a burst of inputs asks once, after it.
+let chartTimer = 0;
+function maybeRefreshChart() {
+  const request = chartRequest();
+  const key = JSON.stringify([state.chartMax, { ...request, constraints: undefined }]);
+  if (key === state.chartKey) {  // asked for already (drawn, or on its way)
+    drawChart();
+    return;
+  }
+  state.chartKey = key;
+  drawChart();
+  clearTimeout(chartTimer);
+  chartTimer = setTimeout(() => refreshChart(request), state.chartRows.length ? 200 : 0);
+}
+
+async function refreshChart(request) {
   if (!state.request || state.mode === 'compare') return;
   const seq = ++latest.chart;
-  // The curves are the request at its medians: no Monte Carlo per size.
-  const request = clone(state.request);
-  delete request.uncertain;
-  delete request.monte_carlo;
+  const sizes = chartSizes();
+  const rows = [];
   try {
-    const report = await api('POST', '/v1/scale', { request, gpu_counts: chartSizes().map(String) });
-    if (seq !== latest.chart) return;
-    state.chartRows = report.rows;
-    drawChart();
+    for (let i = 0; i < sizes.length; i += CHART_CHUNK) {
+      const report = await api('POST', '/v1/scale',
+        { request, gpu_counts: sizes.slice(i, i + CHART_CHUNK).map(String) });
+      if (seq !== latest.chart) return;
+      rows.push(...report.rows);
+      // The old curves stay until the new ones are whole; with none, the pieces draw as they come.
+      if (i + CHART_CHUNK >= sizes.length || !state.chartRows.length) {
+        state.chartRows = rows.slice();
+        drawChart();
+      }
+    }
+    document.body.dataset.chart = String(seq);
   } catch (e) {
     if (seq !== latest.chart) return;
+    state.chartKey = '';  // asked again by the next solve
     drawChart();  // keep the last good curves (greyed while the error shows)
   }
 }
@@ -852,6 +894,37 @@ function capWatts() {
   return at === 'POWER_CAP_AT_FACILITY' || at === 'POWER_CAP_AT_UNSPECIFIED' ? Number(c.power_cap_watts || 0) : 0;
 }
 
+// The shaded P10-P90 band of a series at a row, [lo, hi], or null: over the Monte Carlo samples
+// when the request has uncertain inputs (ScaleRow.distribution, which samples the efficiency
+// model's error too); else the efficiency model's own error on MFU (ScaleRow.mfu_interval), on
+// realized compute as on MFU (realized is peak x MFU, so it scales by the same factors).
+const BAND_KEYS = { realized: 'realized_flops_per_second', mfu: 'mfu', it: 'it_power_watts',
+  facility: 'facility_power_watts' };
+function bandOf(s, r) {
+  const d = r.distribution;
+  if (d && Number(d.samples) > 0) {
+    const p = BAND_KEYS[s.key] && d[BAND_KEYS[s.key]];
+    if (!p) return null;
+    const lo = Number(p.p10 || 0), hi = Number(p.p90 || 0);
+    return hi > lo * (1 + 1e-9) ? [lo, hi] : null;  // a figure no sample moves has no band
+  }
+  const m = r.mfu_interval, mfu = Number(r.compute.mfu);
+  if (!m || !(Number(m.p90) > Number(m.p10)) || !(mfu > 0)) return null;
+  if (s.key === 'mfu') return [Number(m.p10), Number(m.p90)];
+  if (s.key === 'realized') {
+    const realized = Number(r.compute.realized_flops_per_second);
+    return [(realized * Number(m.p10)) / mfu, (realized * Number(m.p90)) / mfu];
+  }
+  return null;
+}
+
+// What the chart's bands are, for its legend ('' when it has none).
+function bandWhat(rows) {
+  const sampled = rows.find((r) => r.distribution && Number(r.distribution.samples) > 0);
+  if (sampled) return 'P10-P90 over ' + fmt.count(sampled.distribution.samples) + ' samples';
+  return rows.some((r) => bandOf(SERIES[1], r)) ? 'MFU model error P10-P90' : '';
+}
+
 function seriesValueText(s, row) {
   const v = s.get(row);
   return s.panel === 0 ? fmt.rate(v) : s.panel === 1 ? fmt.percent(v) : fmt.power(v);
@@ -890,6 +963,7 @@ function drawChart() {
     const values = [];
     for (const s of series) for (const r of rows) values.push(s.get(r));
     if (markerRow) for (const s of series) values.push(s.get(markerRow));
+    for (const s of series) for (const r of rows) values.push(...(bandOf(s, r) || []));
     if (i === 2 && state.mode === 'fits' && capWatts() > 0) values.push(capWatts());
     let lo, hi;
     if (p.log) {
@@ -923,6 +997,23 @@ function drawChart() {
     const ty = top + h / 2;
     g.appendChild(el('text', { x: 14, y: ty, class: 'axis', transform: 'rotate(-90 14 ' + ty + ')', 'text-anchor': 'middle' },
       p.title + ' (' + p.unit + ')'));
+    // bands, under the lines: one shape per run of rows that have one
+    for (const s of series) {
+      let run = [];
+      const flush = () => {
+        if (run.length > 1) {
+          const pts = run.map(([gx, b]) => x(gx).toFixed(1) + ' ' + y(b[1]).toFixed(1))
+            .concat(run.slice().reverse().map(([gx, b]) => x(gx).toFixed(1) + ' ' + y(b[0]).toFixed(1)));
+          g.appendChild(el('path', { d: 'M' + pts.join(' L') + ' Z', class: 'band ' + s.cls, 'data-series': s.key }));
+        }
+        run = [];
+      };
+      for (const r of rows) {
+        const b = bandOf(s, r);
+        if (b) run.push([Number(r.counts.gpu_count), b]); else flush();
+      }
+      flush();
+    }
     // lines
     for (const s of series) {
       if (!rows.length) continue;
@@ -984,6 +1075,9 @@ function drawChart() {
       fmt.count(markerRow.counts.gpu_count) + ' GPUs'));
   }
   box.replaceChildren(svg);
+  const what = bandWhat(rows);
+  $('band-legend').hidden = !what;
+  setText('band-what', what ? 'shaded: ' + what : '');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1097,6 +1191,7 @@ function setMode(mode) {
   $('mode-' + mode).checked = true;
   state.chartMax = MAX_SLIDER_GPUS;
   state.chartRows = [];
+  state.chartKey = '';
   setText('marker-what', mode === 'scale' ? 'slider position' : 'largest cluster that fits');
   solve();
 }
@@ -1118,6 +1213,7 @@ async function loadPreset(name) {
   syncSliders();
   state.chartMax = MAX_SLIDER_GPUS;
   state.chartRows = [];
+  state.chartKey = '';
   await solve();
 }
 
@@ -1252,7 +1348,7 @@ text { font-family: system-ui, "DejaVu Sans", Arial, sans-serif; }
 .s-peak { stroke: #1f5fa8; fill: #1f5fa8; } .s-realized { stroke: #d9691f; fill: #d9691f; }
 .s-mfu { stroke: #2e8b57; fill: #2e8b57; } .s-it { stroke: #7b4bb3; fill: #7b4bb3; stroke-dasharray: 6 3; }
 .s-facility { stroke: #c0392b; fill: #c0392b; } path.line { fill: none; } text.value, text.s-it { stroke: none; }
-.cbar { stroke: none; }`;
+.cbar { stroke: none; } path.band { fill-opacity: 0.18; stroke: none; }`;
 
 function onInput() { syncSliders(); solve(); }
 
