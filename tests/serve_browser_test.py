@@ -444,7 +444,7 @@ def compare_layout_keys(browser, origin, dcplan, outputs):
         for view in views:
             browser.send('Page.navigate', {'url': origin + view})
             browser.wait_for('document.body && document.body.dataset.ready === "true"', timeout=15)
-            browser.wait_for('settled() && document.querySelector("#chart svg")', timeout=30)
+            browser.wait_for('settled() && !!document.querySelector("#chart svg")', timeout=30)
             time.sleep(0.3)  # the chart redraws once more on the resize timer
             problems = browser.evaluate(LAYOUT_PROBLEMS)
             check('at %d px nothing scrolls sideways or is cut on %s' % (width, view),

@@ -52,6 +52,47 @@ has "sweep chart" "$TMP/sweep.svg" \
   ">Capex (\$B)</text>" ">pue 1.2</text>" ">pue 1.5</text>" \
   ">facility power cap binds</text>" ">budget binds</text>" "budget binds from "
 check "no cluster-size axis when the power cap varies" 0 "$(grep -c 'Cluster size' "$TMP/sweep.svg")"
+# The element structure of every sweep chart (tests/svg_structure.py): in each of the three panels
+# the x-axis title names the varied field and its unit, every tick label is a value in that unit
+# placed where the axis's scale puts it (10 MW at the left edge, 100 MW in the middle and 1 GW
+# (1K MW) at the right of a 10 MW to 1 GW log axis; 1.1 to 1.6 evenly for PUE), one series per
+# value of the categorical axis with the legend naming them in the series' colours, one unnamed
+# series when nothing categorical varies.
+STRUCTURE="$TEST_SRCDIR/$TEST_WORKSPACE/tests/svg_structure.py"
+structure() {  # NAME FILE ARGS...: the checker's verdict on FILE
+  local name="$1" file="$2"; shift 2
+  if /usr/bin/python3 "$STRUCTURE" "$file" "$@" > "$TMP/structure.out" 2>&1; then
+    pass "$name: structure ($(grep -c '^PASS' "$TMP/structure.out") checks)"
+  else
+    fail "$name: $(grep -v '^PASS' "$TMP/structure.out" | head -5)"
+  fi
+}
+structure "pue-by-power sweep" "$TMP/sweep.svg" "Facility power cap (MW, log scale)" 5 500 log "pue 1.2" "pue 1.5"
+# The issue's example: three presets over 10 MW to 1 GW.
+"$DCPLAN" sweep --vary=preset=h100-dgx,b200-dgx,gb200-nvl72 --vary=power=10MW:1GW:log20 --format=svg \
+  > "$TMP/presets.svg" 2>/dev/null
+check "preset sweep svg exit" 0 $?
+well_formed "preset sweep chart" "$TMP/presets.svg"
+has "preset sweep chart" "$TMP/presets.svg" \
+  ">GPUs, realized compute and capex vs facility power cap, three presets</text>"
+structure "preset sweep" "$TMP/presets.svg" "Facility power cap (MW, log scale)" 10 1000 log \
+  h100-dgx b200-dgx gb200-nvl72
+# PUE alone: PUE on the x axis, linear, no unit.
+"$DCPLAN" sweep --preset=h100-dgx --power=100MW --vary=pue=1.1:1.6:0.1 --format=svg > "$TMP/pue.svg" 2>/dev/null
+check "pue sweep svg exit" 0 $?
+well_formed "pue sweep chart" "$TMP/pue.svg"
+has "pue sweep chart" "$TMP/pue.svg" ">h100-dgx: GPUs, realized compute and capex vs PUE</text>"
+structure "pue sweep" "$TMP/pue.svg" "PUE" 1.1 1.6 linear
+# The budget: in dollars ($M on a $100M to $10B log axis: 100, 1K, 10K).
+"$DCPLAN" sweep --preset=h100-dgx --vary=budget='$100M:$10B:log10' --format=svg > "$TMP/budget.svg" 2>/dev/null
+check "budget sweep svg exit" 0 $?
+well_formed "budget sweep chart" "$TMP/budget.svg"
+has "budget sweep chart" "$TMP/budget.svg" ">h100-dgx: GPUs, realized compute and capex vs budget on capex</text>"
+structure "budget sweep" "$TMP/budget.svg" 'Budget on capex ($M, log scale)' 100 10000 log
+for f in presets pue budget; do
+  check "no cluster-size axis on the $f sweep" 0 "$(grep -c 'Cluster size' "$TMP/$f.svg")"
+done
+
 # --- text is escaped: a request named with XML's special characters -------------------------------
 cat > "$TMP/odd.textproto" <<'PB'
 name: "a <b> & \"c\" 'd'"

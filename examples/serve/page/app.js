@@ -822,7 +822,7 @@ function drawCompareChart() {
     ['GPUs', (p) => Number(p.counts.gpu_count), (v) => fmt.count(v) + ' GPUs', '#1f5fa8']];
   const top = 26, left = 4, right = 4, nameH = 16;
   const groupH = (H - top - 4) / Math.max(1, plans.length);
-  const barH = Math.max(8, Math.min(26, (groupH - nameH - 10) / 2));
+  const barH = Math.max(14, Math.min(26, (groupH - nameH - 10) / 2));
   const span = W - left - right;
   plans.forEach((p, i) => {
     const y0 = top + i * groupH;
