@@ -422,10 +422,16 @@ def compare_layout_keys(browser, origin, dcplan, outputs):
                           'tr => [...tr.children].map(td => td.innerText))')
     check('the compare table equals dcplan compare, cell by cell', rows == expected_rows,
           '%r vs %r' % (rows, expected_rows))
+    # The assumptions that differ, with each preset's value, as the text's "not like for like"
+    # table prints them (these three rows' values have no spaces).
+    lines = text_table.splitlines()
+    at = next((i for i, l in enumerate(lines) if l.startswith('not like for like')), len(lines))
+    cli_differ = [l.split() for l in lines[at + 2:] if l.startswith('  ') and l.strip()]
     differ = browser.evaluate('[...document.querySelectorAll("#differ-table tr")].slice(1).map('
-                            'tr => tr.children[0].innerText)')
-    check('the compare view lists the assumptions that differ, as dcplan compare',
-          differ == compared.get('differing_assumptions'), '%r vs %r' % (differ, compared.get('differing_assumptions')))
+                              'tr => [...tr.children].map(td => td.innerText))')
+    check('the compare view lists the assumptions that differ and their values, as dcplan compare',
+          len(cli_differ) == 3 and differ == cli_differ and
+          [r[0] for r in differ] == compared.get('differing_assumptions'), '%r vs %r' % (differ, cli_differ))
     check('the compare chart draws a bar per preset and metric',
           browser.evaluate('document.querySelectorAll("#chart rect.cbar").length') == 2 * len(expected_rows))
     shot = browser.send('Page.captureScreenshot', {'format': 'png'}, timeout=20)

@@ -4,7 +4,8 @@
 Usage: svg_structure.py FILE.svg X_TITLE X_LO X_HI SCALE LEGEND...
 
   X_TITLE  the x-axis title every panel must carry, exactly;
-  X_LO, X_HI  the varied field's range in the title's unit (the plot's left and right edges);
+  X_LO, X_HI  the x axis's ends in the title's unit (the plot's left and right edges; a log axis
+              extends the varied range to whole decades);
   SCALE    log or linear: how tick values map to x;
   LEGEND   the legend entries every panel must list, in order (none: a single unnamed series).
 
@@ -13,7 +14,8 @@ label under the plot is a number in the title's unit (with K/M for thousands/mil
 the scale puts that value (within 1 px), and there are at least 3; one series (a path with a stroke,
 no fill) per legend entry, or exactly one without a legend; the legend's swatches (a line right of
 the plot, then its text) name the entries in order, each in the colour of the series drawn in that
-order, the colours distinct. Prints PASS/FAIL lines; exits 1 on any failure.
+order, the colours distinct; a dashed legend swatch (a marker such as "budget binds from ...")
+matches a dashed line of its colour in the plot. Prints PASS/FAIL lines; exits 1 on any failure.
 """
 import math
 import sys
@@ -72,8 +74,15 @@ def main():
         swatches = []
         for i, k in enumerate(kids):
             if k.tag == NS + 'line' and float(k.get('x1')) > right:
-                label = next((x.text for x in kids[i + 1:i + 4] if x.tag == NS + 'text'), None)
-                swatches.append((label, k.get('stroke')))
+                label = next((x for x in kids[i + 1:i + 4] if x.tag == NS + 'text'), None)
+                if label is None or float(label.get('x')) <= right:
+                    continue
+                if k.get('stroke-dasharray'):  # a marker's entry: a dashed line of its colour in the plot
+                    marked = any(m.get('stroke') == k.get('stroke') and m.get('stroke-dasharray') and
+                                 left <= float(m.get('x1')) <= right for m in g.iter(NS + 'line'))
+                    check(name + ': the legend\'s "%s" marks a dashed line in the plot' % label.text, marked)
+                else:
+                    swatches.append((label.text, k.get('stroke')))
         if legend:
             check(name + ': one series per legend entry (%d)' % len(legend), len(series) == len(legend),
                   repr(series))

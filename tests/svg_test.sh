@@ -67,7 +67,8 @@ structure() {  # NAME FILE ARGS...: the checker's verdict on FILE
     fail "$name: $(grep -v '^PASS' "$TMP/structure.out" | head -5)"
   fi
 }
-structure "pue-by-power sweep" "$TMP/sweep.svg" "Facility power cap (MW, log scale)" 5 500 log "pue 1.2" "pue 1.5"
+# (5 MW to 500 MW: the log axis runs over whole decades, 1 MW to 1 GW.)
+structure "pue-by-power sweep" "$TMP/sweep.svg" "Facility power cap (MW, log scale)" 1 1000 log "pue 1.2" "pue 1.5"
 # The issue's example: three presets over 10 MW to 1 GW.
 "$DCPLAN" sweep --vary=preset=h100-dgx,b200-dgx,gb200-nvl72 --vary=power=10MW:1GW:log20 --format=svg \
   > "$TMP/presets.svg" 2>/dev/null

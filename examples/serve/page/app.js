@@ -758,6 +758,15 @@ function drawBreakdown(pw, cost) {
   box.replaceChildren(svg);
 }
 
+// An enum's value as the CLI prints it: its name without the type's prefix, in lower case
+// (COOLING_DIRECT_LIQUID: direct_liquid).
+const ENUM_PREFIXES = { 'site.cooling': 'COOLING_', 'site.provisioning.basis': 'PROVISIONING_BASIS_',
+  'constraints.power_cap_at': 'POWER_CAP_AT_', 'constraints.budget_on': 'BUDGET_ON_' };
+function enumWord(path, text) {
+  const prefix = ENUM_PREFIXES[path];
+  return prefix && text.startsWith(prefix) ? text.slice(prefix.length).toLowerCase() : text;
+}
+
 // The comparison: a table as `dcplan compare` ranks it, and the assumptions that differ.
 function showComparison(c) {
   const body = $('compare-table').querySelector('tbody');
@@ -797,7 +806,8 @@ function showComparison(c) {
     const cells = [path];
     for (const p of c.plans || []) {
       const a = (p.assumptions || []).find((x) => x.path === path);
-      cells.push(a ? (a.text_value || String(Number(a.value || 0)) + (a.unit && a.unit !== '1' ? ' ' + a.unit : '')) : '-');
+      cells.push(a ? (a.text_value ? enumWord(path, a.text_value) :
+        String(Number(a.value || 0)) + (a.unit && a.unit !== '1' ? ' ' + a.unit : '')) : '-');
     }
     for (const t of cells) {
       const td = document.createElement('td');
