@@ -361,7 +361,7 @@ MFU_BAND_RATIO = """(() => {
 })()"""
 
 
-def chart_bands(browser, origin, dcplan):
+def chart_bands(browser, origin, dcplan, outputs):
     """The chart's shaded P10-P90 bands: the MFU model's error without uncertain inputs, the
     spread over the Monte Carlo samples with them; the MFU band's width is the CLI's."""
     scale = json.loads(subprocess.run([dcplan, 'scale', '--preset=h100-dgx', '--gpus=1000000', '--format=json'],
@@ -392,10 +392,14 @@ def chart_bands(browser, origin, dcplan):
         got = browser.evaluate(MFU_BAND_RATIO)
         check('the MFU band at 1M GPUs spans P90/P10 = %.4f as dcplan scale says' % ratio,
               got is not None and abs(got - ratio) < 0.005 * ratio, repr(got))
+    # The last case's screen (what fits at 50 MW with two uncertain inputs): docs/serve_uncertain.png.
+    shot = browser.send('Page.captureScreenshot', {'format': 'png'}, timeout=20)
+    with open(os.path.join(outputs, 'uncertain.png'), 'wb') as f:
+        f.write(base64.b64decode(shot['data']))
 
 
 def compare_layout_keys(browser, origin, dcplan, outputs):
-    chart_bands(browser, origin, dcplan)
+    chart_bands(browser, origin, dcplan, outputs)
     # The compare view: its table equals `dcplan compare` for the same presets and cap.
     browser.send('Page.navigate', {'url': origin + '/?compare=h100-dgx,b200-dgx,gb200-nvl72&power=100MW'})
     browser.wait_for('document.body && document.body.dataset.ready === "true"', timeout=15)
