@@ -248,7 +248,8 @@ def wait_texts(browser, expected, timeout=10):
 # What is wrong with the page's layout, as element boxes show it (empty: nothing). Checked: the
 # document is no wider than the window; every shown element lies inside the window horizontally;
 # no element cuts its content (an overflow other than visible with content wider than the box: an
-# ellipsis or a hidden overflow; form fields aside); every SVG text lies inside its SVG; a bar's
+# ellipsis or a hidden overflow; form fields aside); every SVG lies inside the element holding it
+# and every SVG text inside its SVG; a bar's
 # value label (data-bar) lies inside its bar when drawn there (class inbar), else right of it.
 LAYOUT_PROBLEMS = r"""
 (() => {
@@ -274,6 +275,9 @@ LAYOUT_PROBLEMS = r"""
   for (const svg of document.querySelectorAll('svg')) {
     if (!shown(svg)) continue;
     const b = svg.getBoundingClientRect();
+    const box = svg.parentElement.getBoundingClientRect();
+    if (b.left < box.left - 1 || b.right > box.right + 1 || b.top < box.top - 1 || b.bottom > box.bottom + 1)
+      problems.push('#' + (svg.parentElement.id || 'svg') + ': its chart overflows its box');
     for (const t of svg.querySelectorAll('text')) {
       const r = t.getBoundingClientRect();
       if (!r.width) continue;
@@ -441,9 +445,9 @@ def compare_layout_keys(browser, origin, dcplan, outputs):
     shot = browser.send('Page.captureScreenshot', {'format': 'png'}, timeout=20)
     with open(os.path.join(outputs, 'compare.png'), 'wb') as f:
         f.write(base64.b64decode(shot['data']))
-    # From 1,024 px to a wide screen, in every view (with four presets compared, and with
-    # uncertain inputs and the tornado): no sideways scroll and nothing cut, by the
-    # elements' boxes.
+    # From 1,024 px to a wide screen, in every view (with four presets compared, with uncertain
+    # inputs and the tornado, with the assumptions ledger open): no sideways scroll and nothing
+    # cut, by the elements' boxes.
     views = ['/?compare=h100-dgx,b200-dgx,gb200-nvl72,seed&power=100MW',
              '/?preset=h100-dgx&power=100MW&budget=$2B&cooling=liquid', '/?preset=seed&gpus=32768',
              '/?preset=h100-dgx&power=50MW&uncertain=pue%3Duniform(1.3,%201.6)&'
@@ -455,6 +459,8 @@ def compare_layout_keys(browser, origin, dcplan, outputs):
             browser.send('Page.navigate', {'url': origin + view})
             browser.wait_for('document.body && document.body.dataset.ready === "true"', timeout=15)
             browser.wait_for('settled() && !!document.querySelector("#chart svg")', timeout=30)
+            # The assumptions ledger open too (in the views that show it): its 60-odd rows and sources.
+            browser.evaluate('document.getElementById("assumptions-box").open = true')
             time.sleep(0.3)  # the chart redraws once more on the resize timer
             problems = browser.evaluate(LAYOUT_PROBLEMS)
             check('at %d px nothing scrolls sideways or is cut on %s' % (width, view),

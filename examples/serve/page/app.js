@@ -585,7 +585,7 @@ function drawTornado(plan) {
   const f = /usd/.test(out) ? (v) => fmt.money(v) : /watts/.test(out) ? (v) => fmt.power(v)
     : /flops/.test(out) ? (v) => fmt.rate(v) : (v) => fmt.count(Math.round(v));
   // Margins from the labels: the inputs' paths left of the bars, the swings right of them.
-  const W = Math.max(280, box.clientWidth || 400), rowH = 22;
+  const W = Math.max(200, box.clientWidth || 400), rowH = 22;
   const left = 6 + Math.max(...entries.map((e) => textWidth(e.path, 11)));
   const right = 6 + Math.max(...entries.map((e) => textWidth(f(Math.abs(Number(e.output_at_high || 0) -
     Number(e.output_at_low || 0))), 11)));
@@ -666,7 +666,7 @@ function showAssumptions(plan) {
     }
     const influence = Number(a.influence || 0);
     const cells = [a.path, null, ORIGIN_WORDS[a.origin] || '',
-      influence > 0 ? (100 * influence).toFixed(1) + '%' : '–', a.source || ''];
+      influence > 0 ? (100 * influence).toFixed(1) + '%' : '–'];
     for (const cell of cells) {
       const td = document.createElement('td');
       if (cell === null) {
@@ -679,11 +679,20 @@ function showAssumptions(plan) {
         td.appendChild(input);
       } else {
         td.textContent = cell;
-        td.title = cell;
       }
       tr.appendChild(td);
     }
     body.appendChild(tr);
+    // Its source on a line of its own under it, the table's full width (it is the longest text).
+    if (a.source) {
+      const src = document.createElement('tr');
+      src.className = 'source';
+      const td = document.createElement('td');
+      td.colSpan = cells.length;
+      td.textContent = a.source;
+      src.appendChild(td);
+      body.appendChild(src);
+    }
   }
 }
 
@@ -720,7 +729,7 @@ const CAPEX_PARTS = [
 
 function drawBreakdown(pw, cost) {
   const box = $('breakdown');
-  const W = Math.max(280, box.clientWidth || 400);
+  const W = Math.max(200, box.clientWidth || 400);
   const rows = [['power', pw, POWER_PARTS, (v) => fmt.power(v)], ['capex', cost.capex || {}, CAPEX_PARTS, (v) => fmt.money(v)]];
   const perRow = Math.max(1, Math.floor((W - 52) / 175));
   const colW = (W - 52) / perRow;
@@ -942,6 +951,10 @@ function seriesValueText(s, row) {
 
 function drawChart() {
   if (state.mode === 'compare') return;
+  // The legend first: a line more or less of it changes the room the chart has.
+  const what = bandWhat(state.chartRows);
+  $('band-legend').hidden = !what;
+  setText('band-what', what ? 'shaded: ' + what : '');
   const box = $('chart');
   const W = Math.max(120, box.clientWidth), H = Math.max(240, box.clientHeight);
   const svg = el('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
@@ -1085,9 +1098,6 @@ function drawChart() {
       fmt.count(markerRow.counts.gpu_count) + ' GPUs'));
   }
   box.replaceChildren(svg);
-  const what = bandWhat(rows);
-  $('band-legend').hidden = !what;
-  setText('band-what', what ? 'shaded: ' + what : '');
 }
 
 // ---------------------------------------------------------------------------------------------
