@@ -138,8 +138,10 @@ const Command kCommands[] = {
      "Solves the caps for every preset and request file named (default: every preset but seed) "
      "and\n"
      "ranks them by realized compute, with cost per realized EFLOP/s-year and energy a year; the\n"
-     "cap flags are those of fit.",
-     "compare output caps site_money workload"},
+     "cap flags are those of fit. With --uncertain=PATH=DIST [--samples=N --seed=S] every option\n"
+     "gets P10 .. P90 of realized compute and TCO, and how often it realizes the most compute\n"
+     "(every option sampled on the same random numbers).",
+     "compare output caps site_money workload train_uncertainty"},
     {"validate", dcplan::cli::RunValidate, "check a request (or plan) file",
      "dcplan validate --request=FILE [--type=request|plan]\n"
      "\n"

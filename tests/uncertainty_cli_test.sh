@@ -83,6 +83,29 @@ check "scale csv columns" "realized_flops_per_second_p10,realized_flops_per_seco
 check "scale csv rows" 3 "$(wc -l < "$TMP/scale.csv")"
 expect_error "scale work bound" "--gpus gives 101 sizes and --samples 1000000: 1.01e+08 evaluations, more than 10^8 (every size runs every sample); give fewer sizes or fewer samples" scale --preset=seed --gpus="$(seq -s, 8 8 808)" --uncertain='pue=uniform(1, 2)' --samples=1000000
 
+# compare --uncertain: two request files at 14 MW, "open" with PUE uniform(1.0, 2.0) and "fixed"
+# with PUE 1.4 (uniform(1.4, 1.4)): 8 x floor(1250 / PUE) GPUs, so "open" has more than "fixed"'s
+# 7,136 when PUE <= 1250 / 893 = 1.39978: P(best) 0.39978, within 0.01 on 20,000 samples on common
+# random numbers. The ranking stays at the medians ("fixed" first: "open" has 6,664 at PUE 1.5).
+"$DCPLAN" presets --preset=seed --format=textproto > "$TMP/seed.textproto"
+sed 's/^name: "seed"/name: "open"/' "$TMP/seed.textproto" > "$TMP/open.textproto"
+echo 'uncertain { path: "site.pue" uniform { low: 1.0 high: 2.0 } }' >> "$TMP/open.textproto"
+sed 's/^name: "seed"/name: "fixed"/' "$TMP/seed.textproto" > "$TMP/fixed.textproto"
+echo 'uncertain { path: "site.pue" uniform { low: 1.4 high: 1.4 } }' >> "$TMP/fixed.textproto"
+CMP=(compare --requests="$TMP/open.textproto,$TMP/fixed.textproto" --power=14MW --samples=20000)
+"$DCPLAN" "${CMP[@]}" --format=json > "$TMP/cmp.json"
+check "compare exit" 0 $?
+check "compare ranked at medians" "fixed open" "$(json_get "$TMP/cmp.json" "p['plans'][0]['name'] + ' ' + p['plans'][1]['name']")"
+check "compare p_best" True "$(json_get "$TMP/cmp.json" "abs(p['p_best'][1] - 0.39978) <= 0.01 and abs(p['p_best'][0] + p['p_best'][1] - 1) < 1e-12")"
+check "compare distribution" True "$(json_get "$TMP/cmp.json" "abs(p['plans'][1]['distribution']['gpu_count']['p10'] - 5256) <= 53")"
+"$DCPLAN" "${CMP[@]}" > "$TMP/cmp.txt"
+check "compare table P(best)" 1 "$(grep -c 'P(most compute)' "$TMP/cmp.txt")"
+check "compare table open row" 1 "$(grep -cE '^2 +open +[0-9.]+ [EP]FLOP/s \.\. [0-9.]+ [EP]FLOP/s .* (39|40)\.[0-9]%$' "$TMP/cmp.txt")"
+"$DCPLAN" "${CMP[@]}" --samples=3000 --threads=1 --format=json > "$TMP/cmp1.json"
+"$DCPLAN" "${CMP[@]}" --samples=3000 --threads=3 --format=json > "$TMP/cmp3.json"
+check "compare same on any thread count" "" "$(cmp "$TMP/cmp1.json" "$TMP/cmp3.json")"
+expect_error "compare mixed" "seed: uncertain: no uncertain input, while other options have some" compare --presets=seed --requests="$TMP/open.textproto" --power=14MW
+
 # Bad input: one line each, naming the path.
 expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'
 expect_error "sd < 0" "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1" fit --preset=seed --power=14MW --uncertain='pue=normal(1.2, -0.1)'

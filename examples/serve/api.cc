@@ -30,6 +30,7 @@
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
 #include "planner/solver.h"
+#include "planner/sweep/compare_monte_carlo.h"
 #include "planner/sweep/headline.h"
 #include "planner/sweep/scale_monte_carlo.h"
 #include "planner/sweep/sensitivity.h"
@@ -476,6 +477,48 @@ ApiResponse CompareEndpoint(const ApiRequest& http, bool binary, const Limits& l
       return ErrorResponse(400, absl::StrCat("edit=", copy.status().message()), "edit");
     }
     requests.push_back(*std::move(copy));
+  }
+  // Top-level uncertain inputs and sampling apply to every entry (planner/sweep/
+  // compare_monte_carlo.h): then each plan carries its distribution and the comparison P(best).
+  for (PlanRequest& r : requests) {
+    for (const Uncertain& u : request.uncertain()) *r.add_uncertain() = u;
+    if (request.has_monte_carlo()) *r.mutable_monte_carlo() = request.monte_carlo();
+  }
+  bool uncertain = false;
+  for (const PlanRequest& r : requests) uncertain = uncertain || r.uncertain_size() > 0;
+  if (uncertain) {
+    // Each option: its plan, its samples for the distribution and again for P(best).
+    int64_t units = 0;
+    std::string what;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i].uncertain_size() == 0) break;  // CompareUncertain says which
+      auto run = MonteCarloRun::Create(requests[i]);
+      if (!run.ok()) {
+        const absl::Status& st = run.status();
+        return FromStatus(absl::Status(
+            st.code(), absl::StrCat(requests[i].name().empty() ? absl::StrCat("request ", i)
+                                                               : requests[i].name(),
+                                    ": ", st.message())));
+      }
+      units += PlanUnits(requests[i]) + Times(2, SampleUnits(*run, requests[i], &what));
+    }
+    if (auto over = limits.Price(units, absl::StrFormat("%d plans, each with its samples twice "
+                                                        "(distribution and P(best)): %s",
+                                                        requests.size(), what))) {
+      return *over;
+    }
+    std::optional<ApiResponse> stopped;
+    MonteCarloOptions options;
+    options.threads = std::max(1, limits.options->monte_carlo_threads);
+    options.block_samples = 4096;
+    options.check = [&]() -> absl::Status {
+      if ((stopped = limits.Check())) return absl::CancelledError("stopped");
+      return absl::OkStatus();
+    };
+    auto comparison = CompareUncertain(requests, options);
+    if (stopped) return *stopped;
+    if (!comparison.ok()) return FromStatus(comparison.status());
+    return MessageResponse(*comparison, binary);
   }
   int64_t units = 0;
   for (const PlanRequest& r : requests) units += PlanUnits(r);

@@ -190,5 +190,51 @@ TEST(ApiUncertainty, ScaleSamplesArePricedAndBounded) {
   EXPECT_THAT(big.body, HasSubstr("gpu_counts (101 sizes) x monte_carlo.samples (1000000)"));
 }
 
+TEST(ApiUncertainty, CompareRanksAtTheMediansWithProbabilityOfBest) {
+  // Two seed options at 14 MW: "fixed" with PUE uniform(1.4, 1.4) (8 x floor(1250 / 1.4) = 7,136
+  // GPUs) and "open" with PUE uniform(1.0, 2.0) (6,664 at its median PUE 1.5, so ranked second).
+  // "open" has more GPUs than "fixed" when PUE <= 1250 / 893 = 1.39978 (compare_monte_carlo_test
+  // works it out): its P(best) is 0.39978, within 0.01 on 20,000 samples. The top-level
+  // monte_carlo sets the samples for both.
+  CompareRequest c;
+  PlanRequest open = LoadPreset("seed").value();
+  open.set_name("open");
+  open.mutable_constraints()->set_power_cap_watts(14e6);
+  PlanRequest fixed = open;
+  fixed.set_name("fixed");
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb", open.add_uncertain()));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.4, 1.4)")pb", fixed.add_uncertain()));
+  *c.add_requests() = open;
+  *c.add_requests() = fixed;
+  c.mutable_monte_carlo()->set_samples(20000);
+  const ApiResponse r = Api().Handle(
+      {"POST", "/v1/compare", kJsonType, "", SerializeMessage(c, Encoding::kJson).value()});
+  ASSERT_EQ(r.status, 200) << r.body;
+  Comparison got;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &got).ok()) << r.body;
+  ASSERT_EQ(got.plans_size(), 2);
+  EXPECT_EQ(got.plans(0).name(), "fixed");
+  EXPECT_EQ(got.plans(0).counts().gpu_count(), 7136u);
+  EXPECT_EQ(got.plans(1).distribution().samples(), 20000u);
+  ASSERT_EQ(got.p_best_size(), 2);
+  EXPECT_NEAR(got.p_best(1), 0.39978, 0.01);
+  // A top-level input for every entry: a preset list with one shared PUE range.
+  CompareRequest shared;
+  shared.add_presets("seed");
+  shared.mutable_constraints()->set_power_cap_watts(14e6);
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb", shared.add_uncertain()));
+  shared.mutable_monte_carlo()->set_samples(1000);
+  const ApiResponse one = Api().Handle(
+      {"POST", "/v1/compare", kJsonType, "", SerializeMessage(shared, Encoding::kJson).value()});
+  ASSERT_EQ(one.status, 200) << one.body;
+  ASSERT_TRUE(ParseMessage(one.body, Encoding::kJson, &got).ok());
+  EXPECT_EQ(got.p_best_size(), 1);
+  EXPECT_DOUBLE_EQ(got.p_best(0), 1.0);  // alone, always the best
+  EXPECT_NEAR(got.plans(0).distribution().gpu_count().p10(), 5256, 53);
+}
+
 }  // namespace
 }  // namespace dcplan::serve
