@@ -128,8 +128,11 @@ const Command kCommands[] = {
      "(power text for _watts fields, money for _usd). FIELD: a PlanRequest field path\n"
      "(site.pue) or power, pue, budget, electricity, gpus, max_buildings, horizon_years, preset.\n"
      "Runs on every core (--threads=N to choose) and reports points/s on stderr.\n"
+     "With --uncertain=PATH=DIST [--samples=N --seed=S] every point runs the Monte Carlo: CSV\n"
+     "gets NAME_p10, NAME_p50, NAME_p90 columns, JSON lines a distribution (points x samples\n"
+     "at most 10^8).\n"
      "Example: dcplan sweep --preset=seed --vary=power=10MW:500MW:log20 --vary=pue=1.0,1.2",
-     "base output caps site_money workload sweep"},
+     "base output caps site_money workload sweep train_uncertainty"},
     {"compare", dcplan::cli::RunCompare, "the same caps for several presets, ranked",
      "dcplan compare [--presets=h100-dgx,b200-dgx,...] [--requests=a.textproto,b.json]\n"
      "               [--power=100MW] [--budget='$5B'] [--budget_on=capex|tco] ...\n"

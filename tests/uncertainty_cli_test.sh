@@ -106,6 +106,24 @@ check "compare table open row" 1 "$(grep -cE '^2 +open +[0-9.]+ [EP]FLOP/s \.\. 
 check "compare same on any thread count" "" "$(cmp "$TMP/cmp1.json" "$TMP/cmp3.json")"
 expect_error "compare mixed" "seed: uncertain: no uncertain input, while other options have some" compare --presets=seed --requests="$TMP/open.textproto" --power=14MW
 
+# sweep --uncertain: every point's Monte Carlo. Seed with PUE uniform(1.0, 2.0) at 14 MW and 28 MW:
+# GPUs = 8 x floor(P / (1.4 kW x PUE x 8)); at 28 MW P10 (PUE 1.9) 10,520, P50 (1.5) 13,328 and P90
+# (1.1) 18,176, each within 1% on 100,000 samples.
+SWEEPU=(sweep --preset=seed --vary=power=14MW,28MW --uncertain='pue=uniform(1.0, 2.0)')
+"$DCPLAN" "${SWEEPU[@]}" --samples=100000 --out="$TMP/sweepu.csv" 2> /dev/null
+check "sweep exit" 0 $?
+check "sweep csv columns after error" "error,gpu_count_p10,gpu_count_p50,gpu_count_p90" "$(head -1 "$TMP/sweepu.csv" | tr , '\n' | grep -n '' | sed -n '16,19p' | cut -d: -f2 | paste -sd,)"
+check "sweep 28 MW percentiles" True "$(python3 -c "
+import csv
+r = list(csv.DictReader(open('$TMP/sweepu.csv')))[1]
+print(r['gpu_count'] == '13328' and abs(int(r['gpu_count_p10']) - 10520) <= 105 and abs(int(r['gpu_count_p90']) - 18176) <= 182)")"
+"$DCPLAN" "${SWEEPU[@]}" --samples=2000 --format=jsonl --threads=1 > "$TMP/sweepu1.jsonl" 2> /dev/null
+"$DCPLAN" "${SWEEPU[@]}" --samples=2000 --format=jsonl --threads=3 > "$TMP/sweepu3.jsonl" 2> /dev/null
+check "sweep jsonl distribution" 2 "$(grep -c '"distribution":{"samples":"2000"' "$TMP/sweepu1.jsonl")"
+check "sweep same on any thread count" "" "$(cmp "$TMP/sweepu1.jsonl" "$TMP/sweepu3.jsonl")"
+expect_error "sweep work bound" "--vary spans 200 points and --samples is 1000000: 2e+08 solves, more than 10^8 (every point runs every sample); give fewer points or fewer samples" sweep --preset=seed --vary=power=1MW:200MW:log200 --uncertain='pue=uniform(1, 2)' --samples=1000000
+expect_error "sweep axis uncertain" "uncertain[0] (site.pue) is also a sweep axis: sample it or sweep it, not both" sweep --preset=seed --power=14MW --vary=pue=1.1,1.2 --uncertain='pue=uniform(1, 2)' --samples=10
+
 # Bad input: one line each, naming the path.
 expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'
 expect_error "sd < 0" "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1" fit --preset=seed --power=14MW --uncertain='pue=normal(1.2, -0.1)'
