@@ -124,6 +124,20 @@ check "sweep same on any thread count" "" "$(cmp "$TMP/sweepu1.jsonl" "$TMP/swee
 expect_error "sweep work bound" "--vary spans 200 points and --samples is 1000000: 2e+08 solves, more than 10^8 (every point runs every sample); give fewer points or fewer samples" sweep --preset=seed --vary=power=1MW:200MW:log200 --uncertain='pue=uniform(1, 2)' --samples=1000000
 expect_error "sweep axis uncertain" "uncertain[0] (site.pue) is also a sweep axis: sample it or sweep it, not both" sweep --preset=seed --power=14MW --vary=pue=1.1,1.2 --uncertain='pue=uniform(1, 2)' --samples=10
 
+# --correlate: a rank correlation between two uncertain inputs (planner/sweep/monte_carlo_test
+# checks the sampled Spearman rho); rho 0 is the uncorrelated run byte for byte.
+CORR=(fit --preset=h100-dgx --power=50MW --uncertain='pue=uniform(1.1, 1.5)' --uncertain='electricity=uniform(0.06 USD/kWh, 0.12 USD/kWh)' --samples=2000 --format=json)
+"$DCPLAN" "${CORR[@]}" > "$TMP/c_none.json"
+"$DCPLAN" "${CORR[@]}" --correlate=pue,electricity=0 > "$TMP/c_zero.json"
+check "correlate rho 0 identical" "" "$(cmp "$TMP/c_none.json" "$TMP/c_zero.json")"
+# Under the 50 MW cap a high PUE means fewer GPUs (less capex) and a high tariff more energy cost:
+# tied together (rho 0.8) they offset, so TCO's P10-P90 spread narrows.
+"$DCPLAN" "${CORR[@]}" --correlate=pue,electricity=0.8 > "$TMP/c_high.json"
+check "correlate narrows TCO spread" True "$(python3 -c "import json; a = json.load(open('$TMP/c_none.json'))['distribution']['tco_usd']; b = json.load(open('$TMP/c_high.json'))['distribution']['tco_usd']; print(b['p90'] - b['p10'] < a['p90'] - a['p10'])")"
+expect_error "correlate rho > 1" "monte_carlo.correlations[0].rank must be in [-1, 1], got 1.5" "${CORR[@]}" --correlate=pue,electricity=1.5
+expect_error "correlate not uncertain" "monte_carlo.correlations[0].b (costs.wacc) is not an uncertain input" "${CORR[@]}" --correlate=pue,wacc=0.5
+expect_error "correlate syntax" "--correlate=pue=0.5: give PATH_A,PATH_B=RHO" "${CORR[@]}" --correlate=pue=0.5
+
 # Bad input: one line each, naming the path.
 expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'
 expect_error "sd < 0" "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1" fit --preset=seed --power=14MW --uncertain='pue=normal(1.2, -0.1)'
