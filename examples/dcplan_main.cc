@@ -64,8 +64,9 @@ const std::vector<FlagGroup>& FlagGroups() {
         {"sweep", {"vary", "threads"}},
         {"uncertainty",
          {"uncertain", "samples", "seed", "samples_out", "sensitivity", "output", "threads",
-          "model_mfu_error"}},
-        {"train_uncertainty", {"uncertain", "samples", "seed", "threads", "model_mfu_error"}},
+          "model_mfu_error", "correlate"}},
+        {"train_uncertainty",
+         {"uncertain", "samples", "seed", "threads", "model_mfu_error", "correlate"}},
         {"convert", {"in", "out", "in_format", "out_format", "type"}},
         {"validate", {"request", "type", "in_format"}},
         {"presets", {"preset", "format", "models", "model"}},
@@ -128,8 +129,11 @@ const Command kCommands[] = {
      "(power text for _watts fields, money for _usd). FIELD: a PlanRequest field path\n"
      "(site.pue) or power, pue, budget, electricity, gpus, max_buildings, horizon_years, preset.\n"
      "Runs on every core (--threads=N to choose) and reports points/s on stderr.\n"
+     "With --uncertain=PATH=DIST [--samples=N --seed=S] every point runs the Monte Carlo: CSV\n"
+     "gets NAME_p10, NAME_p50, NAME_p90 columns, JSON lines a distribution (points x samples\n"
+     "at most 10^8).\n"
      "Example: dcplan sweep --preset=seed --vary=power=10MW:500MW:log20 --vary=pue=1.0,1.2",
-     "base output caps site_money workload sweep"},
+     "base output caps site_money workload sweep train_uncertainty"},
     {"compare", dcplan::cli::RunCompare, "the same caps for several presets, ranked",
      "dcplan compare [--presets=h100-dgx,b200-dgx,...] [--requests=a.textproto,b.json]\n"
      "               [--power=100MW] [--budget='$5B'] [--budget_on=capex|tco] ...\n"
@@ -138,8 +142,10 @@ const Command kCommands[] = {
      "Solves the caps for every preset and request file named (default: every preset but seed) "
      "and\n"
      "ranks them by realized compute, with cost per realized EFLOP/s-year and energy a year; the\n"
-     "cap flags are those of fit.",
-     "compare output caps site_money workload"},
+     "cap flags are those of fit. With --uncertain=PATH=DIST [--samples=N --seed=S] every option\n"
+     "gets P10 .. P90 of realized compute and TCO, and how often it realizes the most compute\n"
+     "(every option sampled on the same random numbers).",
+     "compare output caps site_money workload train_uncertainty"},
     {"validate", dcplan::cli::RunValidate, "check a request (or plan) file",
      "dcplan validate --request=FILE [--type=request|plan]\n"
      "\n"

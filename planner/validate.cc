@@ -840,6 +840,7 @@ absl::Status ValidateUncertainInputs(const PlanRequest& r) {
   for (int i = 0; i < r.uncertain_size(); ++i) {
     DCPLAN_RETURN_IF_ERROR(finite(r.uncertain(i), absl::StrCat("uncertain[", i, "]")));
   }
+  DCPLAN_RETURN_IF_ERROR(finite(mc, "monte_carlo"));
   PlanRequest probe = r;
   probe.clear_uncertain();
   probe.clear_monte_carlo();

@@ -189,7 +189,7 @@ bad "not a numeric field" 1 'dcplan: uncertain[0] (name): not a numeric field' "
 bad "a path twice" 1 'dcplan: uncertain[1] (site.pue): given twice' "${U[@]}" --uncertain='pue=uniform(1,2)' --uncertain='site.pue=uniform(1,2)'
 bad "outside the field's range" 1 "dcplan: uncertain[0] (site.pue): 0.5 is outside the field's range: site.pue must be >= 1.0, got 0.5" "${U[@]}" --uncertain='pue=uniform(0.5, 1.5)'
 bad "a billion samples" 1 'dcplan: --samples must be in [1, 1000000] (every sample is kept for the percentiles), got 1000000000' "${U[@]}" --uncertain='pue=uniform(1, 2)' --samples=1000000000
-bad "model error switch without an input" 1 'dcplan: --samples, --seed, --sensitivity, --output and --model_mfu_error need at least one --uncertain input' "${U[@]}" --model_mfu_error=false
+bad "model error switch without an input" 1 'dcplan: --samples, --seed, --sensitivity, --output, --correlate and --model_mfu_error need at least one --uncertain input' "${U[@]}" --model_mfu_error=false
 
 # --- request files -----------------------------------------------------------------------------------
 "$DCPLAN" convert --in="$SEED" --out="$T/good.pb" || fail "convert to binary"

@@ -83,6 +83,61 @@ check "scale csv columns" "realized_flops_per_second_p10,realized_flops_per_seco
 check "scale csv rows" 3 "$(wc -l < "$TMP/scale.csv")"
 expect_error "scale work bound" "--gpus gives 101 sizes and --samples 1000000: 1.01e+08 evaluations, more than 10^8 (every size runs every sample); give fewer sizes or fewer samples" scale --preset=seed --gpus="$(seq -s, 8 8 808)" --uncertain='pue=uniform(1, 2)' --samples=1000000
 
+# compare --uncertain: two request files at 14 MW, "open" with PUE uniform(1.0, 2.0) and "fixed"
+# with PUE 1.4 (uniform(1.4, 1.4)): 8 x floor(1250 / PUE) GPUs, so "open" has more than "fixed"'s
+# 7,136 when PUE <= 1250 / 893 = 1.39978: P(best) 0.39978, within 0.01 on 20,000 samples on common
+# random numbers. The ranking stays at the medians ("fixed" first: "open" has 6,664 at PUE 1.5).
+"$DCPLAN" presets --preset=seed --format=textproto > "$TMP/seed.textproto"
+sed 's/^name: "seed"/name: "open"/' "$TMP/seed.textproto" > "$TMP/open.textproto"
+echo 'uncertain { path: "site.pue" uniform { low: 1.0 high: 2.0 } }' >> "$TMP/open.textproto"
+sed 's/^name: "seed"/name: "fixed"/' "$TMP/seed.textproto" > "$TMP/fixed.textproto"
+echo 'uncertain { path: "site.pue" uniform { low: 1.4 high: 1.4 } }' >> "$TMP/fixed.textproto"
+CMP=(compare --requests="$TMP/open.textproto,$TMP/fixed.textproto" --power=14MW --samples=20000)
+"$DCPLAN" "${CMP[@]}" --format=json > "$TMP/cmp.json"
+check "compare exit" 0 $?
+check "compare ranked at medians" "fixed open" "$(json_get "$TMP/cmp.json" "p['plans'][0]['name'] + ' ' + p['plans'][1]['name']")"
+check "compare p_best" True "$(json_get "$TMP/cmp.json" "abs(p['p_best'][1] - 0.39978) <= 0.01 and abs(p['p_best'][0] + p['p_best'][1] - 1) < 1e-12")"
+check "compare distribution" True "$(json_get "$TMP/cmp.json" "abs(p['plans'][1]['distribution']['gpu_count']['p10'] - 5256) <= 53")"
+"$DCPLAN" "${CMP[@]}" > "$TMP/cmp.txt"
+check "compare table P(best)" 1 "$(grep -c 'P(most compute)' "$TMP/cmp.txt")"
+check "compare table open row" 1 "$(grep -cE '^2 +open +[0-9.]+ [EP]FLOP/s \.\. [0-9.]+ [EP]FLOP/s .* (39|40)\.[0-9]%$' "$TMP/cmp.txt")"
+"$DCPLAN" "${CMP[@]}" --samples=3000 --threads=1 --format=json > "$TMP/cmp1.json"
+"$DCPLAN" "${CMP[@]}" --samples=3000 --threads=3 --format=json > "$TMP/cmp3.json"
+check "compare same on any thread count" "" "$(cmp "$TMP/cmp1.json" "$TMP/cmp3.json")"
+expect_error "compare mixed" "seed: uncertain: no uncertain input, while other options have some" compare --presets=seed --requests="$TMP/open.textproto" --power=14MW
+
+# sweep --uncertain: every point's Monte Carlo. Seed with PUE uniform(1.0, 2.0) at 14 MW and 28 MW:
+# GPUs = 8 x floor(P / (1.4 kW x PUE x 8)); at 28 MW P10 (PUE 1.9) 10,520, P50 (1.5) 13,328 and P90
+# (1.1) 18,176, each within 1% on 100,000 samples.
+SWEEPU=(sweep --preset=seed --vary=power=14MW,28MW --uncertain='pue=uniform(1.0, 2.0)')
+"$DCPLAN" "${SWEEPU[@]}" --samples=100000 --out="$TMP/sweepu.csv" 2> /dev/null
+check "sweep exit" 0 $?
+check "sweep csv columns after error" "error,gpu_count_p10,gpu_count_p50,gpu_count_p90" "$(head -1 "$TMP/sweepu.csv" | tr , '\n' | grep -n '' | sed -n '16,19p' | cut -d: -f2 | paste -sd,)"
+check "sweep 28 MW percentiles" True "$(python3 -c "
+import csv
+r = list(csv.DictReader(open('$TMP/sweepu.csv')))[1]
+print(r['gpu_count'] == '13328' and abs(int(r['gpu_count_p10']) - 10520) <= 105 and abs(int(r['gpu_count_p90']) - 18176) <= 182)")"
+"$DCPLAN" "${SWEEPU[@]}" --samples=2000 --format=jsonl --threads=1 > "$TMP/sweepu1.jsonl" 2> /dev/null
+"$DCPLAN" "${SWEEPU[@]}" --samples=2000 --format=jsonl --threads=3 > "$TMP/sweepu3.jsonl" 2> /dev/null
+check "sweep jsonl distribution" 2 "$(grep -c '"distribution":{"samples":"2000"' "$TMP/sweepu1.jsonl")"
+check "sweep same on any thread count" "" "$(cmp "$TMP/sweepu1.jsonl" "$TMP/sweepu3.jsonl")"
+expect_error "sweep work bound" "--vary spans 200 points and --samples is 1000000: 2e+08 solves, more than 10^8 (every point runs every sample); give fewer points or fewer samples" sweep --preset=seed --vary=power=1MW:200MW:log200 --uncertain='pue=uniform(1, 2)' --samples=1000000
+expect_error "sweep axis uncertain" "uncertain[0] (site.pue) is also a sweep axis: sample it or sweep it, not both" sweep --preset=seed --power=14MW --vary=pue=1.1,1.2 --uncertain='pue=uniform(1, 2)' --samples=10
+
+# --correlate: a rank correlation between two uncertain inputs (planner/sweep/monte_carlo_test
+# checks the sampled Spearman rho); rho 0 is the uncorrelated run byte for byte.
+CORR=(fit --preset=h100-dgx --power=50MW --uncertain='pue=uniform(1.1, 1.5)' --uncertain='electricity=uniform(0.06 USD/kWh, 0.12 USD/kWh)' --samples=2000 --format=json)
+"$DCPLAN" "${CORR[@]}" > "$TMP/c_none.json"
+"$DCPLAN" "${CORR[@]}" --correlate=pue,electricity=0 > "$TMP/c_zero.json"
+check "correlate rho 0 identical" "" "$(cmp "$TMP/c_none.json" "$TMP/c_zero.json")"
+# Under the 50 MW cap a high PUE means fewer GPUs (less capex) and a high tariff more energy cost:
+# tied together (rho 0.8) they offset, so TCO's P10-P90 spread narrows.
+"$DCPLAN" "${CORR[@]}" --correlate=pue,electricity=0.8 > "$TMP/c_high.json"
+check "correlate narrows TCO spread" True "$(python3 -c "import json; a = json.load(open('$TMP/c_none.json'))['distribution']['tco_usd']; b = json.load(open('$TMP/c_high.json'))['distribution']['tco_usd']; print(b['p90'] - b['p10'] < a['p90'] - a['p10'])")"
+expect_error "correlate rho > 1" "monte_carlo.correlations[0].rank must be in [-1, 1], got 1.5" "${CORR[@]}" --correlate=pue,electricity=1.5
+expect_error "correlate not uncertain" "monte_carlo.correlations[0].b (costs.wacc) is not an uncertain input" "${CORR[@]}" --correlate=pue,wacc=0.5
+expect_error "correlate syntax" "--correlate=pue=0.5: give PATH_A,PATH_B=RHO" "${CORR[@]}" --correlate=pue=0.5
+
 # Bad input: one line each, naming the path.
 expect_error "low > high" "uncertain[0] (site.pue): uniform low 2 must be <= high 1.5" fit --preset=seed --power=14MW --uncertain='pue=uniform(2, 1.5)'
 expect_error "sd < 0" "uncertain[0] (site.pue): normal sd must be >= 0, got -0.1" fit --preset=seed --power=14MW --uncertain='pue=normal(1.2, -0.1)'

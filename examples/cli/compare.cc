@@ -2,6 +2,7 @@
 // realized compute, with the cost per realized EFLOP/s-year and the energy a year beside it.
 #include "planner/compare.h"
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
@@ -9,8 +10,12 @@
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/report.h"
+#include "examples/cli/uncertainty.h"
 #include "planner/presets/presets.h"
+#include "planner/sweep/compare_monte_carlo.h"
 #include "units/format.h"
+
+ABSL_DECLARE_FLAG(int, threads);
 
 namespace dcplan::cli {
 namespace {
@@ -40,6 +45,8 @@ absl::Status RunCompare() {
     if (!request.ok()) return request.status();
     absl::Status applied = ApplyOverrides(&*request);
     if (!applied.ok()) return applied;
+    applied = ApplyUncertaintyFlags(&*request);
+    if (!applied.ok()) return applied;
     requests.push_back(*std::move(request));
   }
   const std::vector<std::string> files =
@@ -51,9 +58,13 @@ absl::Status RunCompare() {
     if (request.name().empty()) request.set_name(file);
     absl::Status applied = ApplyOverrides(&request);
     if (!applied.ok()) return applied;
+    applied = ApplyUncertaintyFlags(&request);
+    if (!applied.ok()) return applied;
     requests.push_back(std::move(request));
   }
-  auto compared = Compare(requests);
+  MonteCarloOptions options;
+  options.threads = absl::GetFlag(FLAGS_threads);
+  auto compared = CompareUncertain(requests, options);
   if (!compared.ok()) return compared.status();
   const Comparison& comparison = *compared;
   if (*format != OutputFormat::kTable) {
@@ -81,6 +92,31 @@ absl::Status RunCompare() {
     absl::StrAppend(&out,
                     "* estimate: no published run on this hardware; its step-model constants are "
                     "another GPU's fit, carried over\n");
+  }
+  if (comparison.p_best_size() == comparison.plans_size() && comparison.plans_size() > 0) {
+    const Distributions& d0 = comparison.plans(0).distribution();
+    absl::StrAppendFormat(
+        &out,
+        "\nUncertainty: %s samples (seed %d) per option on common random numbers (sample i draws "
+        "the same inputs and model error for every option); ranked above at the medians\n",
+        units::FormatCount(d0.samples()), d0.seed());
+    absl::StrAppendFormat(&out, "%-4s %-12s %-30s %-24s %s\n", "rank", "preset",
+                          "realized P10 .. P90", "TCO P10 .. P90", "P(most compute)");
+    rank = 0;
+    for (const Plan& p : comparison.plans()) {
+      const Distributions& d = p.distribution();
+      absl::StrAppendFormat(
+          &out, "%-4d %-12s %-30s %-24s %.1f%%\n", rank + 1, Printable(p.name()),
+          absl::StrCat(units::FormatComputeRate(
+                           units::FlopsPerSecond(d.realized_flops_per_second().p10()), 2),
+                       " .. ",
+                       units::FormatComputeRate(
+                           units::FlopsPerSecond(d.realized_flops_per_second().p90()), 2)),
+          absl::StrCat(units::FormatMoney(units::Usd(d.tco_usd().p10()), 2), " .. ",
+                       units::FormatMoney(units::Usd(d.tco_usd().p90()), 2)),
+          100 * comparison.p_best(rank));
+      ++rank;
+    }
   }
   if (!comparison.differing_assumptions().empty()) {
     absl::StrAppend(&out,

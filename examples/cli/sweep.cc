@@ -30,6 +30,7 @@
 #include "examples/cli/commands.h"
 #include "examples/cli/flags.h"
 #include "examples/cli/progress.h"
+#include "examples/cli/uncertainty.h"
 #include "planner/presets/presets.h"
 #include "planner/sweep/headline.h"
 #include "proto/io.h"
@@ -309,6 +310,10 @@ absl::Status SweepTo(OutputFormat format) {
   std::optional<SetupNotice> setup(std::in_place, "dcplan sweep: making the grid");
   PlanRequest base;
   DCPLAN_ASSIGN_OR_RETURN(dcplan::Sweep sweep, SweepFromFlags(&base));
+  if (HasUncertainty(base)) {
+    setup.reset();
+    return WriteUncertainSweep(sweep, base, format);  // examples/cli/sweep_uncertain.cc
+  }
 
   const int threads = absl::GetFlag(FLAGS_threads);
   if (threads < 0 || threads > 1024) {

@@ -50,6 +50,24 @@ bool AbslParseFlag(absl::string_view text, UncertainFlag* flag, std::string*) {
 
 std::string AbslUnparseFlag(const UncertainFlag& flag) { return flag.last; }
 
+// --correlate=PATH_A,PATH_B=RHO, repeatable, kept the same way.
+std::vector<std::string>& CorrelateSpecs() {
+  static auto* specs = new std::vector<std::string>;
+  return *specs;
+}
+
+struct CorrelateFlag {
+  std::string last;
+};
+
+bool AbslParseFlag(absl::string_view text, CorrelateFlag* flag, std::string*) {
+  flag->last = std::string(text);
+  if (!text.empty()) CorrelateSpecs().push_back(flag->last);
+  return true;
+}
+
+std::string AbslUnparseFlag(const CorrelateFlag& flag) { return flag.last; }
+
 }  // namespace dcplan::cli
 
 ABSL_FLAG(
@@ -57,6 +75,9 @@ ABSL_FLAG(
     "an uncertain input, PATH=DIST (repeatable): pue=uniform(1.1, 1.4), "
     "electricity=triangular(0.06 USD/kWh, 0.08 USD/kWh, 0.12 USD/kWh), gpu_price=normal($30K, "
     "$3K), wacc=lognormal(8%, 0.2), pue=discrete(1.2:0.5, 1.4:0.5)");
+ABSL_FLAG(dcplan::cli::CorrelateFlag, correlate, dcplan::cli::CorrelateFlag{},
+          "a rank (Spearman) correlation between two --uncertain inputs, PATH_A,PATH_B=RHO "
+          "(repeatable): pue,electricity=0.6");
 ABSL_FLAG(std::string, samples, "", "Monte Carlo samples (default 10,000; at most 1,000,000)");
 ABSL_FLAG(std::string, seed, "", "Monte Carlo seed (default 1): the same seed, the same answer");
 ABSL_FLAG(std::string, samples_out, "", "write every Monte Carlo sample (inputs, outputs) as CSV");
@@ -173,6 +194,20 @@ absl::Status ApplyUncertaintyFlags(PlanRequest* request) {
     *request->add_uncertain() = *std::move(u);
   }
   MonteCarlo* mc = request->mutable_monte_carlo();
+  for (const std::string& spec : CorrelateSpecs()) {
+    const size_t eq = spec.rfind('=');
+    const size_t comma = spec.find(',');
+    double rho = 0;
+    if (eq == std::string::npos || comma == std::string::npos || comma > eq ||
+        !absl::SimpleAtod(spec.substr(eq + 1), &rho)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--correlate=", spec, ": give PATH_A,PATH_B=RHO, e.g. pue,electricity=0.6"));
+    }
+    Correlation* c = mc->add_correlations();
+    c->set_a(spec.substr(0, comma));
+    c->set_b(spec.substr(comma + 1, eq - comma - 1));
+    c->set_rank(rho);
+  }
   if (!absl::GetFlag(FLAGS_samples).empty()) {
     DCPLAN_ASSIGN_OR_RETURN(uint64_t n, Count("samples", absl::GetFlag(FLAGS_samples)));
     if (n < 1 || n > kMaxMonteCarloSamples) {
@@ -195,7 +230,8 @@ absl::Status ApplyUncertaintyFlags(PlanRequest* request) {
   if (mc->ByteSizeLong() == 0) request->clear_monte_carlo();
   if (request->has_monte_carlo() && request->uncertain_size() == 0) {
     return absl::InvalidArgumentError(
-        "--samples, --seed, --sensitivity, --output and --model_mfu_error need at least one "
+        "--samples, --seed, --sensitivity, --output, --correlate and --model_mfu_error need at "
+        "least one "
         "--uncertain input");
   }
   return absl::OkStatus();

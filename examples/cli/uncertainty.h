@@ -13,6 +13,10 @@
 #include "proto/plan.pb.h"
 #include "proto/request.pb.h"
 
+namespace dcplan {
+class Sweep;
+}  // namespace dcplan
+
 namespace dcplan::cli {
 
 // Adds the uncertainty flags to `request` (nothing when none is given). Called by
@@ -29,6 +33,11 @@ absl::Status WriteUncertainFit(const PlanRequest& request, OutputFormat format);
 // train with uncertain inputs: the training plan at the medians with its distribution of MFU,
 // realized compute, time to train and goodput, written in `format`.
 absl::Status WriteUncertainTraining(const PlanRequest& request, int64_t gpus, OutputFormat format);
+
+// sweep with uncertain inputs (`base` is the sweep's request): every point's plan at the medians
+// and the percentiles of its headline figures, as CSV or JSON lines
+// (examples/cli/sweep_uncertain.cc).
+absl::Status WriteUncertainSweep(const Sweep& sweep, const PlanRequest& base, OutputFormat format);
 
 // "P10 / P50 / P90" of each headline figure, with the share of samples each cap binds.
 std::string DistributionTable(const Plan& plan);

@@ -30,10 +30,12 @@
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
 #include "planner/solver.h"
+#include "planner/sweep/compare_monte_carlo.h"
 #include "planner/sweep/headline.h"
 #include "planner/sweep/scale_monte_carlo.h"
 #include "planner/sweep/sensitivity.h"
 #include "planner/sweep/sweep.h"
+#include "planner/sweep/sweep_monte_carlo.h"
 #include "planner/sweep/train_monte_carlo.h"
 #include "planner/training.h"
 #include "planner/validate.h"
@@ -477,6 +479,48 @@ ApiResponse CompareEndpoint(const ApiRequest& http, bool binary, const Limits& l
     }
     requests.push_back(*std::move(copy));
   }
+  // Top-level uncertain inputs and sampling apply to every entry (planner/sweep/
+  // compare_monte_carlo.h): then each plan carries its distribution and the comparison P(best).
+  for (PlanRequest& r : requests) {
+    for (const Uncertain& u : request.uncertain()) *r.add_uncertain() = u;
+    if (request.has_monte_carlo()) *r.mutable_monte_carlo() = request.monte_carlo();
+  }
+  bool uncertain = false;
+  for (const PlanRequest& r : requests) uncertain = uncertain || r.uncertain_size() > 0;
+  if (uncertain) {
+    // Each option: its plan, its samples for the distribution and again for P(best).
+    int64_t units = 0;
+    std::string what;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i].uncertain_size() == 0) break;  // CompareUncertain says which
+      auto run = MonteCarloRun::Create(requests[i]);
+      if (!run.ok()) {
+        const absl::Status& st = run.status();
+        return FromStatus(absl::Status(
+            st.code(), absl::StrCat(requests[i].name().empty() ? absl::StrCat("request ", i)
+                                                               : requests[i].name(),
+                                    ": ", st.message())));
+      }
+      units += PlanUnits(requests[i]) + Times(2, SampleUnits(*run, requests[i], &what));
+    }
+    if (auto over = limits.Price(units, absl::StrFormat("%d plans, each with its samples twice "
+                                                        "(distribution and P(best)): %s",
+                                                        requests.size(), what))) {
+      return *over;
+    }
+    std::optional<ApiResponse> stopped;
+    MonteCarloOptions options;
+    options.threads = std::max(1, limits.options->monte_carlo_threads);
+    options.block_samples = 4096;
+    options.check = [&]() -> absl::Status {
+      if ((stopped = limits.Check())) return absl::CancelledError("stopped");
+      return absl::OkStatus();
+    };
+    auto comparison = CompareUncertain(requests, options);
+    if (stopped) return *stopped;
+    if (!comparison.ok()) return FromStatus(comparison.status());
+    return MessageResponse(*comparison, binary);
+  }
   int64_t units = 0;
   for (const PlanRequest& r : requests) units += PlanUnits(r);
   if (auto over = limits.Price(units, absl::StrFormat("%d plans, %d units with a workload and 1 "
@@ -539,6 +583,57 @@ ApiResponse TrainEndpoint(const ApiRequest& http, bool binary, const Limits& lim
   return MessageResponse(*plan, binary);
 }
 
+// POST /v1/sweep with uncertain inputs (planner/sweep/sweep_monte_carlo.h): each point's plan at
+// the medians and its SweepPoint.distribution; priced as a plan and its samples per point.
+ApiResponse UncertainSweep(const Sweep& sweep, const SweepRequest& request, bool binary,
+                           const Limits& limits) {
+  auto run = MonteCarloRun::Create(request.request());
+  if (!run.ok()) return FromStatus(run.status(), "request.");
+  absl::Status work = CheckSweepMonteCarloWork(sweep.size(), run->samples());
+  if (!work.ok()) return ErrorResponse(400, work.message(), "vary");
+  std::string what;
+  const int64_t per = PlanUnits(request.request()) + SampleUnits(*run, request.request(), &what);
+  if (auto over =
+          limits.Price(Times(sweep.size(), per),
+                       absl::StrFormat("%d points, each a plan and %s", sweep.size(), what))) {
+    return *over;
+  }
+  std::optional<ApiResponse> stopped;
+  const MonteCarloOptions options = SampleOptions(*run, request.request(), limits, &stopped);
+  SweepResult result;
+  result.set_schema_version(SCHEMA_VERSION_1);
+  for (const SweepAxis& a : sweep.axes()) result.add_axes(a.path);
+  absl::Status ran = RunUncertainSweep(
+      sweep, options, [&](int64_t point, const UncertainSweepPoint& r) -> absl::Status {
+        if ((stopped = limits.Check())) return absl::CancelledError("stopped");
+        SweepPoint* p = result.add_points();
+        for (int a = 0; a < static_cast<int>(sweep.axes().size()); ++a) {
+          p->add_values(sweep.axes()[a].ValueText(sweep.IndexAlong(point, a)));
+        }
+        if (!r.status.ok()) {
+          p->set_error(std::string(r.status.message()));
+          return absl::OkStatus();
+        }
+        const ::dcplan::Plan& plan = r.plan;
+        p->set_gpu_count(plan.counts().gpu_count());
+        p->set_server_count(plan.counts().server_count());
+        p->set_it_power_watts(plan.power().it_power_watts());
+        p->set_facility_power_watts(plan.power().facility_power_watts());
+        p->set_peak_flops_per_second(plan.compute().peak_flops_per_second());
+        p->set_mfu(plan.compute().mfu());
+        p->set_realized_flops_per_second(plan.compute().realized_flops_per_second());
+        p->set_capex_usd(plan.cost().capex_usd());
+        p->set_opex_usd_per_year(plan.cost().opex_usd_per_year());
+        p->set_tco_usd(plan.cost().tco_usd());
+        p->set_binding_constraint(plan.binding_constraint());
+        *p->mutable_distribution() = r.distribution;
+        return absl::OkStatus();
+      });
+  if (stopped) return *stopped;
+  if (!ran.ok()) return FromStatus(ran, "request.");
+  return MessageResponse(result, binary);
+}
+
 ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_points,
                           const Limits& limits) {
   SweepRequest request;
@@ -574,6 +669,8 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
   };
   auto sweep = Sweep::Create(request.request(), *std::move(axes), load);
   if (!sweep.ok()) return FromStatus(sweep.status(), "request.");
+  if (request.request().uncertain_size() > 0)
+    return UncertainSweep(*sweep, request, binary, limits);
   // (The presets carry no workload: a preset axis does not bring one in.)
   const bool workload = request.request().has_workload();
   const int64_t per = workload ? kWorkloadEvalUnits : 1;

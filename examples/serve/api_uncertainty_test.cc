@@ -190,5 +190,78 @@ TEST(ApiUncertainty, ScaleSamplesArePricedAndBounded) {
   EXPECT_THAT(big.body, HasSubstr("gpu_counts (101 sizes) x monte_carlo.samples (1000000)"));
 }
 
+TEST(ApiUncertainty, CompareRanksAtTheMediansWithProbabilityOfBest) {
+  // Two seed options at 14 MW: "fixed" with PUE uniform(1.4, 1.4) (8 x floor(1250 / 1.4) = 7,136
+  // GPUs) and "open" with PUE uniform(1.0, 2.0) (6,664 at its median PUE 1.5, so ranked second).
+  // "open" has more GPUs than "fixed" when PUE <= 1250 / 893 = 1.39978 (compare_monte_carlo_test
+  // works it out): its P(best) is 0.39978, within 0.01 on 20,000 samples. The top-level
+  // monte_carlo sets the samples for both.
+  CompareRequest c;
+  PlanRequest open = LoadPreset("seed").value();
+  open.set_name("open");
+  open.mutable_constraints()->set_power_cap_watts(14e6);
+  PlanRequest fixed = open;
+  fixed.set_name("fixed");
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb", open.add_uncertain()));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.4, 1.4)")pb", fixed.add_uncertain()));
+  *c.add_requests() = open;
+  *c.add_requests() = fixed;
+  c.mutable_monte_carlo()->set_samples(20000);
+  const ApiResponse r = Api().Handle(
+      {"POST", "/v1/compare", kJsonType, "", SerializeMessage(c, Encoding::kJson).value()});
+  ASSERT_EQ(r.status, 200) << r.body;
+  Comparison got;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &got).ok()) << r.body;
+  ASSERT_EQ(got.plans_size(), 2);
+  EXPECT_EQ(got.plans(0).name(), "fixed");
+  EXPECT_EQ(got.plans(0).counts().gpu_count(), 7136u);
+  EXPECT_EQ(got.plans(1).distribution().samples(), 20000u);
+  ASSERT_EQ(got.p_best_size(), 2);
+  EXPECT_NEAR(got.p_best(1), 0.39978, 0.01);
+  // A top-level input for every entry: a preset list with one shared PUE range.
+  CompareRequest shared;
+  shared.add_presets("seed");
+  shared.mutable_constraints()->set_power_cap_watts(14e6);
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb", shared.add_uncertain()));
+  shared.mutable_monte_carlo()->set_samples(1000);
+  const ApiResponse one = Api().Handle(
+      {"POST", "/v1/compare", kJsonType, "", SerializeMessage(shared, Encoding::kJson).value()});
+  ASSERT_EQ(one.status, 200) << one.body;
+  ASSERT_TRUE(ParseMessage(one.body, Encoding::kJson, &got).ok());
+  EXPECT_EQ(got.p_best_size(), 1);
+  EXPECT_DOUBLE_EQ(got.p_best(0), 1.0);  // alone, always the best
+  EXPECT_NEAR(got.plans(0).distribution().gpu_count().p10(), 5256, 53);
+}
+
+TEST(ApiUncertainty, SweepPointsCarryTheirDistributions) {
+  // Seed with PUE uniform(1.0, 2.0) over power 14 MW and 28 MW: GPUs = 8 x floor(P / (1.4 kW x PUE
+  // x 8)); at 28 MW the median (PUE 1.5) is 8 x 1,666 = 13,328, the P10 (PUE 1.9) 8 x 1,315 =
+  // 10,520, the P90 (PUE 1.1) 8 x 2,272 = 18,176, each within 1% on 20,000 samples.
+  SweepRequest s;
+  *s.mutable_request() = LoadPreset("seed").value();
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 2.0)")pb", s.mutable_request()->add_uncertain()));
+  s.mutable_request()->mutable_monte_carlo()->set_samples(20000);
+  s.add_vary("power=14MW,28MW");
+  const ApiResponse r = Api().Handle(
+      {"POST", "/v1/sweep", kJsonType, "", SerializeMessage(s, Encoding::kJson).value()});
+  ASSERT_EQ(r.status, 200) << r.body;
+  SweepResult got;
+  ASSERT_TRUE(ParseMessage(r.body, Encoding::kJson, &got).ok()) << r.body;
+  ASSERT_EQ(got.points_size(), 2);
+  EXPECT_EQ(got.points(1).gpu_count(), 13328u);
+  EXPECT_NEAR(got.points(1).distribution().gpu_count().p10(), 10520, 105);
+  EXPECT_NEAR(got.points(1).distribution().gpu_count().p90(), 18176, 182);
+  // An axis that is also uncertain: a 400 naming the input.
+  s.set_vary(0, "pue=1.1,1.2");
+  const ApiResponse bad = Api().Handle(
+      {"POST", "/v1/sweep", kJsonType, "", SerializeMessage(s, Encoding::kJson).value()});
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_THAT(bad.body, HasSubstr("uncertain[0] (site.pue) is also a sweep axis"));
+}
+
 }  // namespace
 }  // namespace dcplan::serve

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
@@ -17,6 +18,7 @@
 #include "planner/mfu_error.h"
 #include "planner/model.h"
 #include "planner/power_limit_search.h"
+#include "planner/request_edit.h"
 #include "planner/solver.h"
 #include "planner/training.h"
 #include "planner/validate.h"
@@ -271,10 +273,40 @@ struct MonteCarloRun::Impl {
     return std::exp(mfu_sigma * NormalQuantileApprox(u));
   }
 
-  double Draw(int64_t sample, int input) const {
+  double RawDraw(int64_t sample, int input) const {
     const uint64_t h =
         Mix(seed_key ^ (static_cast<uint64_t>(sample) * kMaxUncertainInputs + input));
     return (static_cast<double>(h >> 11) + 0.5) * 0x1p-53;
+  }
+
+  // Rank correlations (monte_carlo.correlations) through a Gaussian copula: the inputs in a pair
+  // with a non-zero rank (`correlated`, by input index) get z = L x, x their independent normals
+  // and L the Cholesky factor (lower, row-major, correlated.size() squared) of their Pearson
+  // matrix; every other input keeps its raw draw.
+  std::vector<int> correlated;
+  std::vector<double> cholesky;
+
+  // Every input's draw u in (0, 1) for sample `sample`, into u[0 .. inputs.size()).
+  void Draws(int64_t sample, double* u) const {
+    for (size_t j = 0; j < inputs.size(); ++j) u[j] = RawDraw(sample, static_cast<int>(j));
+    if (correlated.empty()) return;
+    const size_t k = correlated.size();
+    double x[kMaxUncertainInputs];
+    for (size_t a = 0; a < k; ++a) x[a] = NormalQuantile(u[correlated[a]]);
+    for (size_t a = 0; a < k; ++a) {
+      double z = 0;
+      for (size_t b = 0; b <= a; ++b) z += cholesky[a * k + b] * x[b];
+      // The standard normal's CDF, kept inside (0, 1).
+      const double v = 0.5 * std::erfc(-z / std::sqrt(2.0));
+      u[correlated[a]] = std::clamp(v, 0x1p-60, 1 - 0x1p-53);
+    }
+  }
+
+  double Draw(int64_t sample, int input) const {
+    if (correlated.empty()) return RawDraw(sample, input);
+    double u[kMaxUncertainInputs];
+    Draws(sample, u);
+    return u[input];
   }
 
   // A worker's own request, model and caches.
@@ -314,8 +346,10 @@ struct MonteCarloRun::Impl {
 
   void Solve(int64_t i, int64_t fixed_gpus, Worker& w, SampleResult* out) const {
     *out = SampleResult();
+    double u[kMaxUncertainInputs];
+    Draws(i, u);
     for (size_t j = 0; j < inputs.size(); ++j) {
-      const double v = inputs[j].Quantile(Draw(i, static_cast<int>(j)));
+      const double v = inputs[j].Quantile(u[j]);
       if (setters[j] != nullptr) {
         setters[j](v, &w.request);
       } else if (!SetNumber(inputs[j].field, v, &w.request).ok()) {
@@ -385,6 +419,75 @@ struct MonteCarloRun::Impl {
   }
 };
 
+// Resolves monte_carlo.correlations into impl->correlated and impl->cholesky.
+absl::Status MonteCarloRun::SetUpCorrelations(const MonteCarlo& mc, Impl* impl) {
+  const int n = static_cast<int>(impl->inputs.size());
+  std::vector<double> pearson(static_cast<size_t>(n) * n, 0.0);
+  std::vector<bool> involved(n, false);
+  std::vector<bool> given(static_cast<size_t>(n) * n, false);
+  auto index_of = [&](int i, const char* side, const std::string& path) -> absl::StatusOr<int> {
+    const std::string where = absl::StrCat("monte_carlo.correlations[", i, "].", side);
+    auto field = ResolveField(path);
+    if (!field.ok())
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", field.status().message()));
+    for (int j = 0; j < n; ++j) {
+      if (impl->inputs[j].field.path == field->path) return j;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(where, " (", field->path,
+                                                   ") is not an uncertain input: give it an "
+                                                   "uncertain distribution first"));
+  };
+  for (int i = 0; i < mc.correlations_size(); ++i) {
+    const Correlation& c = mc.correlations(i);
+    if (!(c.rank() >= -1 && c.rank() <= 1)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "monte_carlo.correlations[%d].rank must be in [-1, 1], got %g", i, c.rank()));
+    }
+    DCPLAN_ASSIGN_OR_RETURN(int a, index_of(i, "a", c.a()));
+    DCPLAN_ASSIGN_OR_RETURN(int b, index_of(i, "b", c.b()));
+    if (a == b) {
+      return absl::InvalidArgumentError(absl::StrCat("monte_carlo.correlations[", i,
+                                                     "]: a and b are the same input (",
+                                                     impl->inputs[a].field.path, ")"));
+    }
+    if (given[a * n + b]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("monte_carlo.correlations[", i, "]: the pair ", impl->inputs[a].field.path,
+                       ", ", impl->inputs[b].field.path, " is given twice"));
+    }
+    given[a * n + b] = given[b * n + a] = true;
+    const double r = 2 * std::sin(M_PI * c.rank() / 6);
+    if (c.rank() != 0) {
+      pearson[a * n + b] = pearson[b * n + a] = r;
+      involved[a] = involved[b] = true;
+    }
+  }
+  for (int j = 0; j < n; ++j) {
+    if (involved[j]) impl->correlated.push_back(j);
+  }
+  const size_t k = impl->correlated.size();
+  if (k == 0) return absl::OkStatus();
+  std::vector<double>& l = impl->cholesky;
+  l.assign(k * k, 0.0);
+  for (size_t a = 0; a < k; ++a) {
+    for (size_t b = 0; b <= a; ++b) {
+      double sum = a == b ? 1.0 : pearson[impl->correlated[a] * n + impl->correlated[b]];
+      for (size_t m = 0; m < b; ++m) sum -= l[a * k + m] * l[b * k + m];
+      if (a == b) {
+        if (!(sum > 1e-12)) {
+          return absl::InvalidArgumentError(
+              "monte_carlo.correlations: the correlation matrix is not positive definite (the "
+              "ranks contradict one another, or one is +-1); weaken them");
+        }
+        l[a * k + a] = std::sqrt(sum);
+      } else {
+        l[a * k + b] = sum / l[b * k + b];
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 MonteCarloRun::MonteCarloRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 MonteCarloRun::MonteCarloRun(MonteCarloRun&&) noexcept = default;
 MonteCarloRun& MonteCarloRun::operator=(MonteCarloRun&&) noexcept = default;
@@ -412,6 +515,7 @@ absl::StatusOr<MonteCarloRun> MonteCarloRun::Create(const PlanRequest& request) 
     impl->setters.push_back(DirectSetterOf(in.field.path));
     impl->inputs.push_back(std::move(in));
   }
+  DCPLAN_RETURN_IF_ERROR(SetUpCorrelations(mc, impl.get()));
   impl->median = std::move(probe);
   for (const UncertainInput& in : impl->inputs) {
     DCPLAN_RETURN_IF_ERROR(SetNumber(in.field, in.Quantile(0.5), &impl->median));

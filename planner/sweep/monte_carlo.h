@@ -144,6 +144,7 @@ class MonteCarloRun {
  private:
   struct Impl;
   explicit MonteCarloRun(std::unique_ptr<Impl> impl);
+  static absl::Status SetUpCorrelations(const MonteCarlo& mc, Impl* impl);
   std::unique_ptr<Impl> impl_;
 };
 

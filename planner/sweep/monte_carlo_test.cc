@@ -1,5 +1,6 @@
 #include "planner/sweep/monte_carlo.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -394,6 +395,139 @@ TEST(SolveUncertainPlan, ThePlanIsAtTheMediansWithTheDistributionBeside) {
   // P10 1.1 -> 9,088 GPUs, P90 1.9 -> 5,256 GPUs.
   EXPECT_EQ(plan->sensitivity(0).output_at_low(), 9088);
   EXPECT_EQ(plan->sensitivity(0).output_at_high(), 5256);
+}
+
+}  // namespace
+}  // namespace dcplan
+
+namespace dcplan {
+namespace {
+
+// h100-dgx at 50 MW with PUE uniform(1.1, 1.5) and electricity uniform(0.06, 0.12) USD/kWh.
+PlanRequest H100Pair(uint64_t samples) {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  r.mutable_constraints()->set_power_cap_watts(50e6);
+  *r.add_uncertain() = *ParseUncertain("pue=uniform(1.1, 1.5)");
+  *r.add_uncertain() = *ParseUncertain("electricity=uniform(0.06 USD/kWh, 0.12 USD/kWh)");
+  r.mutable_monte_carlo()->set_samples(samples);
+  return r;
+}
+
+void Correlate(PlanRequest* r, const std::string& a, const std::string& b, double rank) {
+  Correlation* c = r->mutable_monte_carlo()->add_correlations();
+  c->set_a(a);
+  c->set_b(b);
+  c->set_rank(rank);
+}
+
+// Spearman's rho of inputs 0 and 1 over every sample: the Pearson correlation of their ranks.
+double SampledSpearman(const MonteCarloRun& mc) {
+  const int64_t n = mc.samples();
+  std::vector<std::pair<double, int64_t>> a(n), b(n);
+  for (int64_t s = 0; s < n; ++s) {
+    a[s] = {mc.InputValue(s, 0), s};
+    b[s] = {mc.InputValue(s, 1), s};
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<double> ra(n), rb(n);
+  for (int64_t i = 0; i < n; ++i) {
+    ra[a[i].second] = static_cast<double>(i);
+    rb[b[i].second] = static_cast<double>(i);
+  }
+  const double mean = (n - 1) / 2.0;
+  double sab = 0, saa = 0, sbb = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    sab += (ra[i] - mean) * (rb[i] - mean);
+    saa += (ra[i] - mean) * (ra[i] - mean);
+    sbb += (rb[i] - mean) * (rb[i] - mean);
+  }
+  return sab / std::sqrt(saa * sbb);
+}
+
+TEST(Correlations, SampledRankCorrelationMatchesTheTarget) {
+  // The Gaussian copula with Pearson 2 sin(pi rho / 6) has Spearman rho exactly; 100,000 samples
+  // put the sampled one within 0.02 (its sd is ~0.003).
+  for (double rho : {0.6, -0.4, 0.9}) {
+    PlanRequest r = H100Pair(100000);
+    Correlate(&r, "site.pue", "costs.electricity_usd_per_kwh", rho);
+    auto mc = MonteCarloRun::Create(r);
+    ASSERT_THAT(mc.status(), IsOk());
+    EXPECT_NEAR(SampledSpearman(*mc), rho, 0.02) << rho;
+    // Each input keeps its own distribution: PUE's sampled median is still ~1.3.
+    std::vector<double> pue(mc->samples());
+    for (int64_t s = 0; s < mc->samples(); ++s) pue[s] = mc->InputValue(s, 0);
+    EXPECT_NEAR(SummarizeValues(&pue).p50(), 1.3, 0.005);
+  }
+  // Without correlations the two are independent: rho ~0.
+  auto plain = MonteCarloRun::Create(H100Pair(100000));
+  EXPECT_NEAR(SampledSpearman(*plain), 0, 0.02);
+}
+
+TEST(Correlations, RhoZeroIsTheUncorrelatedRunExactly) {
+  PlanRequest zero = H100Pair(5000);
+  Correlate(&zero, "pue", "electricity", 0);
+  std::string a, b;
+  ASSERT_TRUE(MonteCarloRun::Create(H100Pair(5000))->Summarize({})->SerializeToString(&a));
+  ASSERT_TRUE(MonteCarloRun::Create(zero)->Summarize({})->SerializeToString(&b));
+  EXPECT_EQ(a, b);
+}
+
+TEST(Correlations, TheSameOnAnyThreadCountAndTheSolvedSampleIsTheDrawnOne) {
+  PlanRequest r = H100Pair(6000);
+  Correlate(&r, "pue", "electricity", 0.7);
+  auto mc = MonteCarloRun::Create(r);
+  ASSERT_THAT(mc.status(), IsOk());
+  std::string one, three;
+  MonteCarloOptions o;
+  o.threads = 1;
+  o.block_samples = 1000;
+  ASSERT_TRUE(mc->Summarize(o)->SerializeToString(&one));
+  o.threads = 3;
+  ASSERT_TRUE(mc->Summarize(o)->SerializeToString(&three));
+  EXPECT_EQ(one, three);
+  // Sample by sample, what is solved is SolvePlan of RequestAt (the correlated values).
+  std::vector<SampleResult> out(20);
+  mc->SolveSamples(0, absl::MakeSpan(out));
+  for (int i = 0; i < 20; ++i) {
+    auto plan = SolvePlan(mc->RequestAt(i), NoExplain());
+    ASSERT_THAT(plan.status(), IsOk());
+    EXPECT_DOUBLE_EQ(out[i].outputs[kOutTcoUsd], plan->cost().tco_usd()) << i;
+  }
+}
+
+TEST(Correlations, BadCorrelationsNameTheField) {
+  auto error = [](const std::string& a, const std::string& b, double rank) {
+    PlanRequest r = H100Pair(10);
+    Correlate(&r, a, b, rank);
+    return MonteCarloRun::Create(r).status();
+  };
+  EXPECT_THAT(error("pue", "electricity", 1.5),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "monte_carlo.correlations[0].rank must be in [-1, 1], got 1.5"));
+  EXPECT_THAT(
+      error("pue", "no.such.field", 0.5),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("monte_carlo.correlations[0].b: ")));
+  EXPECT_THAT(error("pue", "wacc", 0.5),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "monte_carlo.correlations[0].b (costs.wacc) is not an uncertain input: "
+                       "give it an uncertain distribution first"));
+  EXPECT_THAT(error("pue", "site.pue", 0.5),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "monte_carlo.correlations[0]: a and b are the same input (site.pue)"));
+  // rho = 1 makes the matrix singular; three pairwise ranks that contradict one another make it
+  // indefinite: 0.9, 0.9 and -0.9 (Pearson 0.908, 0.908, -0.908: determinant < 0).
+  EXPECT_THAT(error("pue", "electricity", 1.0),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the correlation matrix is not positive definite")));
+  PlanRequest three = H100Pair(10);
+  *three.add_uncertain() = *ParseUncertain("gpu_price=uniform($20K, $40K)");
+  Correlate(&three, "pue", "electricity", 0.9);
+  Correlate(&three, "pue", "gpu_price", 0.9);
+  Correlate(&three, "electricity", "gpu_price", -0.9);
+  EXPECT_THAT(MonteCarloRun::Create(three).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the correlation matrix is not positive definite")));
 }
 
 }  // namespace
