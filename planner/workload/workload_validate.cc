@@ -88,6 +88,10 @@ absl::Status ValidateParallelism(const Parallelism& p, const Workload& w, absl::
                                                       " must divide workload.moe.experts (",
                                                       w.moe().experts(), ")"));
   }
+  if (p.has_zero_stage() && p.zero_stage() > 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(FieldPath(path, "zero_stage"), " must be 0, 1, 2 or 3, got ", p.zero_stage()));
+  }
   return absl::OkStatus();
 }
 
