@@ -370,6 +370,7 @@ CalibrationModel BuildCalibration(const EfficiencyCalibration& c) {
       units::Seconds(c.has_kernel_overhead_seconds() ? c.kernel_overhead_seconds()
                                                      : defaults::kKernelOverheadSeconds);
   m.attention_efficiency = units::Fraction(c.attention_efficiency());
+  m.flash_attention_2_efficiency = units::Fraction(c.flash_attention_2_efficiency());
   return m;
 }
 
@@ -524,11 +525,18 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   Time attn_fwd;
   if (w.flash_attention) {
     const double wave = WaveEfficiency(s_q, head, heads_here, D(cal.compute_units));
-    if (cal.attention_efficiency > units::Fraction(0.0)) {
+    // The attention kernel of the workload's software: FlashAttention-2 before SOFTWARE_CURRENT
+    // when the hardware gives its efficiency (on pre-Hopper GPUs attention_efficiency already is
+    // FlashAttention-2's: FlashAttention-3 is Hopper-only).
+    const Ratio attention_efficiency =
+        w.generation != SOFTWARE_CURRENT && cal.flash_attention_2_efficiency > units::Fraction(0.0)
+            ? cal.flash_attention_2_efficiency
+            : cal.attention_efficiency;
+    if (attention_efficiency > units::Fraction(0.0)) {
       // The fused kernel at its own measured fraction of peak (its softmax between the products
       // keeps it below the multiplies' ceiling); FP8 attention at that fraction of the FP8 peak.
       const units::ComputeRate attention_peak = w.fp8_attention ? hw.peak_fp8 : hw.peak;
-      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * cal.attention_efficiency * wave);
+      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * attention_efficiency * wave);
     } else {
       const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
       attn_fwd =
@@ -834,6 +842,10 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
       const Time zero = units::Seconds(0.0);
       p2p = 2.0 * v * (link.latency + std::max(zero, one - link.latency - chunk));
     }
+    // Each chunk's forward and backward of a micro-batch is its own step of the schedule: it
+    // launches a send and a receive kernel and waits on the receive before its first kernel, two
+    // kernel overheads a chunk boundary that no compute hides. Interleaving multiplies them by v.
+    p2p += 2.0 * v * (2.0 * hw.calibration.kernel_overhead);
   }
   const Time per_micro_batch = stage + p2p;
   e.micro_batches = CeilDiv(w.global_batch, c.dp * c.micro_batch);

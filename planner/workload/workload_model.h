@@ -96,6 +96,8 @@ struct CalibrationModel {
   units::Time kernel_overhead;  // per kernel launch
   // Fused attention's fraction of peak; 0 = the multiplies' curve.
   units::Ratio attention_efficiency;
+  // FlashAttention-2's fraction of peak, for software before SOFTWARE_CURRENT; 0 = the above.
+  units::Ratio flash_attention_2_efficiency;
 };
 
 // The hardware as the workload model sees it.

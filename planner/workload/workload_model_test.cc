@@ -672,5 +672,27 @@ TEST(EstimateStep, FsdpHidesItsTrafficBehindThePasses) {
   EXPECT_NEAR(InSeconds(e.data_parallel) - InSeconds(e.data_parallel_exposed), m * stage, 1e-12);
 }
 
+// The attention kernel follows the software generation: SOFTWARE_CURRENT at attention_efficiency
+// (FlashAttention-3 / cuDNN on Hopper and later), older software at flash_attention_2_efficiency.
+// One forward pass of the toy's attention core is 4 tok s h / 2 (causal half) = 2e9 FLOP: at 50%
+// of 1 PFLOP/s 4e-6 s, at 25% 8e-6 s.
+TEST(EstimateLayerKernels, AttentionRunsAtTheSoftwaresKernel) {
+  Hardware proto = Parse<Hardware>(kToyHardware);
+  proto.mutable_calibration()->set_attention_efficiency(0.5);
+  proto.mutable_calibration()->set_flash_attention_2_efficiency(0.25);
+  const TrainingHardware hw = BuildTrainingHardware(proto);
+  const LayerKernels current = EstimateLayerKernels(Toy(), hw, 1, 1, 1);
+  const LayerKernels older =
+      EstimateLayerKernels(Toy("framework { generation: SOFTWARE_MEGATRON_2024 }"), hw, 1, 1, 1);
+  EXPECT_NEAR(InSeconds(current.attention_forward), 4e-6, 1e-18);
+  EXPECT_NEAR(InSeconds(older.attention_forward), 8e-6, 1e-18);
+  // Absent, every generation runs attention_efficiency.
+  proto.mutable_calibration()->clear_flash_attention_2_efficiency();
+  const LayerKernels unset =
+      EstimateLayerKernels(Toy("framework { generation: SOFTWARE_MEGATRON_2024 }"),
+                           BuildTrainingHardware(proto), 1, 1, 1);
+  EXPECT_NEAR(InSeconds(unset.attention_forward), 4e-6, 1e-18);
+}
+
 }  // namespace
 }  // namespace dcplan

@@ -324,6 +324,10 @@ absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_vi
     DCPLAN_RETURN_IF_ERROR(
         InRange(path, "attention_efficiency", c.attention_efficiency(), 0, 1, false));
   }
+  if (c.has_flash_attention_2_efficiency()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "flash_attention_2_efficiency",
+                                   c.flash_attention_2_efficiency(), 0, 1, false));
+  }
   if (c.has_compute_units()) {
     DCPLAN_RETURN_IF_ERROR(
         CheckCountAtMost(path, "compute_units", c.compute_units(), limits::kMaxComputeUnits));
