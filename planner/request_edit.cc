@@ -84,6 +84,7 @@ constexpr FieldAlias kAliases[] = {
     {"micro_batch", "workload.parallelism.micro_batch"},
     {"virtual_stages", "workload.parallelism.virtual_stages"},
     {"recompute", "workload.parallelism.recompute"},
+    {"zero", "workload.parallelism.zero_stage"},
     {"software", "workload.framework.generation"},
     {"precision", "workload.precision"},
     {"block", "workload.block.style"},

@@ -56,6 +56,7 @@ TrainingPlan ToTrainingPlan(const WorkloadModel& w, const TrainingHardware& hw,
   t.set_tp(static_cast<uint32_t>(c.tp));
   t.set_cp(static_cast<uint32_t>(c.cp));
   t.set_ep(static_cast<uint32_t>(c.ep));
+  t.set_zero_stage(static_cast<uint32_t>(c.zero >= 0 ? c.zero : w.framework_zero));
   t.set_total_params(w.params);
   t.set_active_params(w.moe.enabled ? w.moe.active_params : w.params);
   t.set_pp(static_cast<uint32_t>(c.pp));

@@ -54,12 +54,15 @@ std::string TrainingTable(const TrainingPlan& t) {
   absl::StrAppendFormat(
       &s,
       "  parallelism   tp %d x cp %d x pp %d x dp %d%s, micro-batch %d, %d virtual "
-      "stage(s), recompute %s%s (%s)\n",
+      "stage(s), recompute %s%s%s (%s)\n",
       t.tp(), std::max<uint32_t>(t.cp(), 1), t.pp(), t.dp(),
       t.ep() > 1 ? absl::StrCat(" (ep ", t.ep(), ")") : "", t.micro_batch(), t.virtual_stages(),
       RecomputeName(t.recompute()),
       t.recompute() == RECOMPUTE_PARTIAL
           ? absl::StrCat(" (", t.recomputed_layers(), " layers per stage)")
+          : "",
+      t.zero_stage() >= 2
+          ? absl::StrCat(", ZeRO-", t.zero_stage(), t.zero_stage() == 3 ? " (FSDP)" : "")
           : "",
       t.searched()
           ? absl::StrCat("best of ", units::FormatCount(t.configurations_evaluated()), " searched")

@@ -74,6 +74,10 @@ ABSL_FLAG(std::string, checkpoint_write_gbps, "",
           "aggregate checkpoint write bandwidth in GB/s (bytes, not bits; default 2000)");
 ABSL_FLAG(std::string, virtual_stages, "",
           "model chunks per pipeline stage, interleaved schedule (default: searched)");
+ABSL_FLAG(
+    std::string, zero, "",
+    "ZeRO stage over the data-parallel group: 0, 1 (sharded optimizer state), 2 (and "
+    "gradients) or 3 (and weights: FSDP) (default: searched; workload.parallelism.zero_stage)");
 ABSL_FLAG(std::string, recompute, "",
           "activation recomputation: none, selective, partial or full (default: searched)");
 ABSL_FLAG(std::string, train_tokens, "",
@@ -105,6 +109,7 @@ const std::vector<std::string>& WorkloadFlagNames() {
                                                           "virtual_stages",
                                                           "gated_mlp",
                                                           "recompute",
+                                                          "zero",
                                                           "cp",
                                                           "ep",
                                                           "software",

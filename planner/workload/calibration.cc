@@ -299,7 +299,8 @@ FitBounds BoundsForGpu(absl::string_view gpu) {
 }
 
 bool IsCheckOnlyRun(const MeasuredRun& run) {
-  return run.source == "llama3_2024_131k" || absl::StartsWith(run.source, "nemo2511_fp8");
+  return run.source == "llama3_2024_131k" ||
+         (absl::StartsWith(run.source, "nemo25") && absl::StrContains(run.source, "_fp8"));
 }
 
 std::vector<MeasuredRun> RunsOnGpu(const std::vector<MeasuredRun>& runs, absl::string_view gpu) {

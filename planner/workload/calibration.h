@@ -51,8 +51,9 @@ struct MeasuredRun {
 
 // A run printed beside the fit but not fitted: Llama 3's 131,072-token row, whose attention FLOP
 // convention Meta does not state (at that length attention is over half of the PaLM count), and the
-// FP8 runs of NeMo 25.11's performance table (nemo2511_fp8*: H100, B200, GB200), which judge the
-// FP8 model and the carried-over constants without moving them.
+// FP8 runs of NeMo's performance tables (nemo2511_fp8*: H100, B200, GB200; nemo2507_fp8_70b_fsdp:
+// GB200 with FSDP), which judge the FP8 and FSDP model and the carried-over constants without
+// moving them.
 bool IsCheckOnlyRun(const MeasuredRun& run);
 
 // The runs on one GPU type (the runs file's gpu column, e.g. "A100-80GB", "H100-SXM5").

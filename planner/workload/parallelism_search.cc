@@ -231,9 +231,11 @@ constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMP
 // Estimates one configuration and keeps it if it is the fastest yet. False when it does not fit in
 // memory: memory grows with the micro-batch, so larger ones need not be tried.
 inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
-                     const ParallelConfig& c, const LayerKernels& kernels, SearchState& st) {
+                     const ParallelConfig& c, const LayerKernels& kernels, SearchState& st,
+                     int64_t* recomputed_layers = nullptr) {
   SearchResult& best = st.best;
   const StepEstimate e = EstimateStep(w, hw, c, gpus, kernels);
+  if (recomputed_layers != nullptr) *recomputed_layers = e.recomputed_layers;
   ++best.evaluated;
   if (!e.Feasible()) {
     if (e.infeasible == Infeasible::kNoScaleOut) {
@@ -256,11 +258,22 @@ inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t
   return true;
 }
 
-// The recomputation modes, virtual stages and micro-batches of one (tp, cp, pp, dp) in `shape`.
+// The recomputation modes, virtual stages, ZeRO stages and micro-batches of one (tp, cp, pp, dp)
+// in `shape`. ZeRO-3 (FSDP) against the framework's ZeRO-1 at the same point moves the same bytes
+// per collective with as many or more collectives, 2 m gathers and m reduce-scatters a step against
+// one of each, and no more room to hide them (per micro-batch it must hide one more gather in
+// the same passes); its FP8 casts are as many or more; only its memory is smaller. So where ZeRO-1
+// fits, ZeRO-3 is never faster, except under partial recomputation when ZeRO-1 recomputes some
+// layers (less memory recomputes fewer): it is tried only from the first micro-batch ZeRO-1 does
+// not fit, and under partial recomputation also where ZeRO-1 recomputes a layer. The answer is the
+// exhaustive search's.
 inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
                                const ParallelConfig& shape, SearchState& st) {
   const int64_t pp = shape.pp;
   const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);  // sequences per replica per step
+  // ZeRO stages: the fixed one, else the framework's and, where the software offers it, FSDP.
+  const int64_t base_zero = w.fixed_zero >= 0 ? w.fixed_zero : w.framework_zero;
+  const bool try_fsdp = w.fixed_zero < 0 && w.fsdp_available && base_zero != 3;
   for (Recompute r : kRecomputes) {
     if (w.fixed_recompute != RECOMPUTE_UNSPECIFIED) {
       if (r != w.fixed_recompute) continue;
@@ -278,20 +291,35 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
       if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
       const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
       const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
-      int i = 0;  // b = b_first x 2^i
-      for (int64_t b = b_first; b <= b_last; b *= 2, ++i) {
-        // Interleaving needs at least pp micro-batches; larger ones only make fewer.
-        if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
-        ParallelConfig c;
-        c.tp = shape.tp;
-        c.pp = pp;
-        c.dp = shape.dp;
-        c.micro_batch = b;
-        c.virtual_stages = v;
-        c.recompute = r;
-        c.cp = shape.cp;
-        c.ep = shape.ep;
-        if (!Evaluate(w, hw, gpus, c, st.KernelsFor(w, hw, c, b_first, i), st)) break;
+      int base_fit = 0;  // micro-batches b_first x 2^i, i < base_fit, the base stage handled
+      // Under partial recomputation, the micro-batches whose base-stage estimate recomputed no
+      // layer: ZeRO-3 cannot recompute fewer, so it is not faster there either.
+      std::array<bool, 64> no_rerun{};
+      for (int pass = 0; pass < (try_fsdp ? 2 : 1); ++pass) {
+        const int64_t zero = pass == 0 ? base_zero : 3;
+        const int skip = pass == 1 && base_zero == 1 && r != RECOMPUTE_PARTIAL ? base_fit : 0;
+        int i = 0;  // b = b_first x 2^i
+        for (int64_t b = b_first; b <= b_last; b *= 2, ++i) {
+          // Interleaving needs at least pp micro-batches; larger ones only make fewer.
+          if (v > 1 && w.fixed_virtual_stages == 0 && CeilDiv(per_rank, b) < pp) break;
+          if (i < skip || (pass == 1 && base_zero == 1 && no_rerun[i])) continue;
+          ParallelConfig c;
+          c.tp = shape.tp;
+          c.pp = pp;
+          c.dp = shape.dp;
+          c.micro_batch = b;
+          c.virtual_stages = v;
+          c.recompute = r;
+          c.cp = shape.cp;
+          c.ep = shape.ep;
+          c.zero = zero;
+          int64_t reruns = 0;
+          if (!Evaluate(w, hw, gpus, c, st.KernelsFor(w, hw, c, b_first, i), st, &reruns)) break;
+          if (pass == 0) {
+            base_fit = i + 1;
+            no_rerun[i] = r == RECOMPUTE_PARTIAL && reruns == 0;
+          }
+        }
       }
     }
   }

@@ -22,6 +22,9 @@
 //     only with at least pp micro-batches;
 //   - micro-batch: 1, 2, 4, ... up to the sequences per data-parallel replica; the loop stops at
 //     the first micro-batch that does not fit (memory grows with it).
+//   - zero: the workload's ZeRO stage when given, else the framework's (1 with the distributed
+//     optimizer, else 0) and, with SOFTWARE_CURRENT, 3 (FSDP: the weights sharded too, gathered
+//     per layer);
 //   - ep (a mixture of experts only; 1 for a dense model): every divisor of the experts that
 //     divides dp. Expert parallelism lives inside the data-parallel group (Megatron-Core's
 //     expert_model_parallel_size dividing the data-parallel size, as the published Mixtral and

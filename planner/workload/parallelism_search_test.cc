@@ -2,6 +2,7 @@
 // independent brute force), keeps the fixed fields, and explains why nothing fits.
 #include "planner/workload/parallelism_search.h"
 
+#include <algorithm>
 #include <string>
 
 #include "base/status_matchers.h"
@@ -42,7 +43,7 @@ constexpr char kHardware[] = R"pb(
   }
   # The H100 fit (issue 19, one constant; FlashAttention-2's 0.35 as the 2024 runs used).
   calibration {
-    kernel_efficiency: 0.591
+    kernel_efficiency: 0.592
     gemm_knee_flops_per_byte: 0
     compute_units: 132
     attention_efficiency: 0.35
@@ -86,8 +87,9 @@ TEST(SearchParallelism, FindsAConfigurationThatFitsAndUsesTheCluster) {
 }
 
 TEST(SearchParallelism, NoConfigurationBeatsTheOneItReturns) {
-  // An independent brute force over a wider space (every micro-batch 1..8, every v 1..4) on a small
-  // model: none is faster than the search's answer.
+  // An independent brute force over a wider space (every micro-batch 1..8, every v 1..4, ZeRO-1
+  // and ZeRO-3, each at every point: the search tries ZeRO-3 only where ZeRO-1 does not fit or
+  // under partial recomputation) on a small model: none is faster than the search's answer.
   const WorkloadModel w = Model(
       "layers: 8 hidden: 1024 heads: 16 vocab: 32000 seq_len: 1024 global_batch_sequences: 64");
   const TrainingHardware hw = Hw();
@@ -101,18 +103,21 @@ TEST(SearchParallelism, NoConfigurationBeatsTheOneItReturns) {
         for (int64_t b = 1; b <= 8; ++b) {
           for (int64_t v = 1; v <= (pp == 1 ? 1 : 8 / pp); ++v) {
             for (Recompute rc : {RECOMPUTE_NONE, RECOMPUTE_PARTIAL, RECOMPUTE_FULL}) {
-              ParallelConfig c;
-              c.tp = tp;
-              c.cp = cp;
-              c.pp = pp;
-              c.dp = dp;
-              c.micro_batch = b;
-              c.virtual_stages = v;
-              c.recompute = rc;
-              const StepEstimate e = EstimateStep(w, hw, c, 16);
-              if (!e.Feasible()) continue;
-              EXPECT_GE(units::InSeconds(e.step), units::InSeconds(r->estimate.step) * (1 - 1e-9))
-                  << DescribeConfig(c) << " beats " << DescribeConfig(r->config);
+              for (int64_t zero : {1, 3}) {  // the distributed optimizer, and FSDP
+                ParallelConfig c;
+                c.zero = zero;
+                c.tp = tp;
+                c.cp = cp;
+                c.pp = pp;
+                c.dp = dp;
+                c.micro_batch = b;
+                c.virtual_stages = v;
+                c.recompute = rc;
+                const StepEstimate e = EstimateStep(w, hw, c, 16);
+                if (!e.Feasible()) continue;
+                EXPECT_GE(units::InSeconds(e.step), units::InSeconds(r->estimate.step) * (1 - 1e-9))
+                    << DescribeConfig(c) << " beats " << DescribeConfig(r->config);
+              }
             }
           }
         }
@@ -136,7 +141,7 @@ TEST(SearchParallelism, KeepsTheFixedFields) {
 TEST(SearchParallelism, EvaluatesAFullyGivenConfigurationOnly) {
   const auto r = SearchParallelism(
       Model(std::string(kGpt3) + "parallelism { tp: 8 pp: 8 dp: 16 micro_batch: 1 "
-                                 "virtual_stages: 2 recompute: RECOMPUTE_FULL }"),
+                                 "virtual_stages: 2 recompute: RECOMPUTE_FULL zero_stage: 1 }"),
       Hw(), 1024);
   ASSERT_THAT(r.status(), IsOk());
   EXPECT_EQ(r->evaluated, 1);
@@ -238,6 +243,36 @@ TEST(SearchParallelism, LeavesGpusIdleOnlyWhenItPays) {
   EXPECT_LE(r->config.Gpus(), 1000);
   const StepEstimate same = EstimateStep(Model(kGpt3), Hw(), r->config, 1000);
   EXPECT_DOUBLE_EQ(units::InFraction(same.mfu), units::InFraction(r->estimate.mfu));
+}
+
+// The search tries FSDP only where the distributed optimizer does not fit (or under partial
+// recomputation): its answer is the faster of the two searches with the stage fixed, bit for bit,
+// on models that fit either way and on ones only FSDP's sharded weights let run without
+// recomputation.
+TEST(SearchParallelism, FindsWhatSearchingEachZeroStageAloneFinds) {
+  const TrainingHardware hw = Hw();
+  for (const std::string& text :
+       {std::string(kGpt3),
+        std::string("layers: 32 hidden: 4096 heads: 32 vocab: 32000 seq_len: 4096 "
+                    "global_batch_sequences: 512 block { style: BLOCK_STYLE_LLAMA } "),
+        std::string("layers: 80 hidden: 8192 heads: 64 kv_heads: 8 ffn_hidden: 28672 gated_mlp: "
+                    "true vocab: 128256 seq_len: 8192 global_batch_sequences: 128 block { style: "
+                    "BLOCK_STYLE_LLAMA } ")}) {
+    for (int64_t gpus : {64, 512}) {
+      const auto both = SearchParallelism(Model(text), hw, gpus);
+      const auto one = SearchParallelism(Model(text + "parallelism { zero_stage: 1 }"), hw, gpus);
+      const auto three = SearchParallelism(Model(text + "parallelism { zero_stage: 3 }"), hw, gpus);
+      ASSERT_THAT(both.status(), IsOk());
+      ASSERT_THAT(one.status(), IsOk());
+      ASSERT_THAT(three.status(), IsOk());
+      const double best =
+          std::min(units::InSeconds(one->estimate.step), units::InSeconds(three->estimate.step));
+      EXPECT_EQ(units::InSeconds(both->estimate.step), best) << text << " on " << gpus;
+      EXPECT_EQ(
+          both->config.zero,
+          units::InSeconds(three->estimate.step) < units::InSeconds(one->estimate.step) ? 3 : 1);
+    }
+  }
 }
 
 }  // namespace

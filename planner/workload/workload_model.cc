@@ -305,6 +305,9 @@ absl::StatusOr<WorkloadModel> BuildWorkloadModel(const Workload& p) {
   w.fixed_virtual_stages = par.virtual_stages();
   w.fixed_recompute = par.recompute();
   w.fixed_cp = par.cp();
+  w.fixed_zero = par.has_zero_stage() ? static_cast<int64_t>(par.zero_stage()) : -1;
+  w.framework_zero = w.distributed_optimizer ? 1 : 0;
+  w.fsdp_available = latest;
   // PaLM: 6 N per token for the matrices (forward 2 N, backward 4 N) and 12 l s h for attention
   // scores and their weighted sum (forward 4 l s h, non-causal, as PaLM counts it).
   w.model_flops_per_token =
@@ -367,6 +370,7 @@ CalibrationModel BuildCalibration(const EfficiencyCalibration& c) {
       units::Seconds(c.has_kernel_overhead_seconds() ? c.kernel_overhead_seconds()
                                                      : defaults::kKernelOverheadSeconds);
   m.attention_efficiency = units::Fraction(c.attention_efficiency());
+  m.flash_attention_2_efficiency = units::Fraction(c.flash_attention_2_efficiency());
   return m;
 }
 
@@ -425,6 +429,7 @@ struct StepContext {
   DataRate hbm_rate;
   Link up, out;
   bool no_fabric;
+  int64_t zero;  // the ZeRO stage, resolved
 };
 
 inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardware& hw,
@@ -460,6 +465,7 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   x.out = Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
                cal.scale_out_latency};
   x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
+  x.zero = c.zero >= 0 ? c.zero : w.framework_zero;
   return x;
 }
 
@@ -519,11 +525,18 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   Time attn_fwd;
   if (w.flash_attention) {
     const double wave = WaveEfficiency(s_q, head, heads_here, D(cal.compute_units));
-    if (cal.attention_efficiency > units::Fraction(0.0)) {
+    // The attention kernel of the workload's software: FlashAttention-2 before SOFTWARE_CURRENT
+    // when the hardware gives its efficiency (on pre-Hopper GPUs attention_efficiency already is
+    // FlashAttention-2's: FlashAttention-3 is Hopper-only).
+    const Ratio attention_efficiency =
+        w.generation != SOFTWARE_CURRENT && cal.flash_attention_2_efficiency > units::Fraction(0.0)
+            ? cal.flash_attention_2_efficiency
+            : cal.attention_efficiency;
+    if (attention_efficiency > units::Fraction(0.0)) {
       // The fused kernel at its own measured fraction of peak (its softmax between the products
       // keeps it below the multiplies' ceiling); FP8 attention at that fraction of the FP8 peak.
       const units::ComputeRate attention_peak = w.fp8_attention ? hw.peak_fp8 : hw.peak;
-      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * cal.attention_efficiency * wave);
+      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * attention_efficiency * wave);
     } else {
       const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
       attn_fwd =
@@ -829,6 +842,10 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
       const Time zero = units::Seconds(0.0);
       p2p = 2.0 * v * (link.latency + std::max(zero, one - link.latency - chunk));
     }
+    // Each chunk's forward and backward of a micro-batch is its own step of the schedule: it
+    // launches a send and a receive kernel and waits on the receive before its first kernel, two
+    // kernel overheads a chunk boundary that no compute hides. Interleaving multiplies them by v.
+    p2p += 2.0 * v * (2.0 * hw.calibration.kernel_overhead);
   }
   const Time per_micro_batch = stage + p2p;
   e.micro_batches = CeilDiv(w.global_batch, c.dp * c.micro_batch);
@@ -863,15 +880,33 @@ struct StageParams {
 };
 
 // --- Parameters on the most loaded stage, data parallel and optimizer. ---
+// The ZeRO stage z (x.zero) over the dp x cp ranks: z >= 1 shards the optimizer state, z >= 2 the
+// gradients, z = 3 the weights.
+//   z 0: one all-reduce of the gradients a step (a reduce-scatter and an all-gather, tree steps).
+//   z 1: a reduce-scatter of the gradients and an all-gather of the updated weights a step (rings).
+//   z 2: the reduce-scatter every micro-batch (the accumulated gradient is sharded, so each
+//        micro-batch's must be reduced before the next overwrites the buffer), the all-gather once.
+//   z 3: per micro-batch and layer, the layer's weights all-gathered before its forward and again
+//        before its backward (the recomputed forward reuses the backward's gather) and its
+//        gradients reduce-scattered after: 2 W + G bytes a micro-batch, one collective per layer
+//        (and one for the embedding or output layer). Each gather is prefetched behind the
+//        layer before: the forward gathers hide behind the forward pass, the backward gathers and
+//        reduce-scatters behind the backward pass, up to gradient_sync_overlap of their time
+//        and never longer than the pass.
+// Memory: the sharded states divided over the ranks; ZeRO-3 also holds two layers' whole weights
+// (the running and the prefetched one) and ZeRO-2 and 3 one bucket (a layer under ZeRO-3) of
+// whole gradients, never more than the unsharded copy.
 inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
                                         const ParallelConfig& c, const StepContext& x,
                                         const PipelineTimes& pl, StepEstimate& e) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
   const bool full = x.full;
+  const int64_t z = x.zero;
   const Link& up = x.up;
   const Link& out = x.out;
   const Time stage = pl.stage;
+  const double m = pl.m;
   const double stage_layers = D(std::max(pl.split.first_layers, pl.split.last_layers));
   // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
   // both holds 2 V h when they are separate matrices.
@@ -891,81 +926,108 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   // ranks, tp apart, so a domain of D GPUs holds D / tp of them.
   const int64_t ranks = c.dp * c.cp;
   const int64_t per_domain = c.tp < hw.scale_up_gpus ? hw.scale_up_gpus / c.tp : 1;
-  // One collective per gradient bucket; each pays its latency steps.
+  // One collective per gradient bucket; each pays its latency steps. ZeRO-3: one per layer.
   const double bucket_params = w.gradient_bucket_params > 0
                                    ? w.gradient_bucket_params
                                    : std::max(kFixedBucketParams, 1e6 * D(ranks));
-  const double buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
-  Levels sync;
-  Levels gather;  // the distributed optimizer's parameter all-gather (part of sync)
-  if (w.distributed_optimizer) {
-    gather = OneWayCollective(param_bytes, ranks, per_domain, up, out, Steps::kRing, buckets);
-    sync = OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kRing, buckets) +
-           gather;
-  } else {
-    const Levels one =
-        OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kTree, buckets);
-    sync = one + one;
-  }
+  const double layer_units = stage_layers + 1.0;  // the layers and the embedding or output layer
+  // ZeRO-3 gathers and reduces layer by layer, a layer larger than a bucket in bucket-sized
+  // pieces (Megatron-FSDP's buckets): never fewer collectives than ZeRO-1's buckets.
+  const double step_buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
+  const double buckets = z >= 3 ? std::max(layer_units, step_buckets) : step_buckets;
+  const double shards = z >= 1 ? d * cp : 1.0;
+  const double expert_shards = z >= 1 ? std::max(1.0, shards / x.ep) : 1.0;
+  // The collectives of one step (z <= 1) or of one micro-batch (z >= 2: `reduce` per micro-batch;
+  // z 3: `gather` twice per micro-batch).
+  Levels reduce;
+  Levels gather;
+  const Steps steps = z >= 1 ? Steps::kRing : Steps::kTree;
+  // ZeRO-0's all-reduce is a reduce-scatter and an all-gather of the gradients.
+  reduce = OneWayCollective(gradient_bytes, ranks, per_domain, up, out, steps, buckets);
+  gather =
+      z >= 1 ? OneWayCollective(param_bytes, ranks, per_domain, up, out, steps, buckets) : reduce;
   if (gpu_expert_params > 0) {
     // The experts' gradients: over the dp x cp / ep ranks holding the same experts, tp x ep apart.
     const int64_t expert_ranks = std::max<int64_t>(1, ranks / c.ep);
     const int64_t expert_per_domain =
         c.tp * c.ep < hw.scale_up_gpus ? hw.scale_up_gpus / (c.tp * c.ep) : 1;
-    const double expert_buckets = std::max(1.0, std::ceil(gpu_expert_params / bucket_params));
-    const Data expert_grads = gpu_expert_params * w.gradient_element;
-    const Data expert_weights = gpu_expert_params * w.precision;
-    if (w.distributed_optimizer) {
-      const Levels g = OneWayCollective(expert_weights, expert_ranks, expert_per_domain, up, out,
-                                        Steps::kRing, expert_buckets);
-      gather = gather + g;
-      sync = sync + g +
-             OneWayCollective(expert_grads, expert_ranks, expert_per_domain, up, out, Steps::kRing,
-                              expert_buckets);
-    } else {
-      const Levels one = OneWayCollective(expert_grads, expert_ranks, expert_per_domain, up, out,
-                                          Steps::kTree, expert_buckets);
-      sync = sync + one + one;
-    }
+    const double expert_step_buckets = std::max(1.0, std::ceil(gpu_expert_params / bucket_params));
+    const double expert_buckets =
+        z >= 3 ? std::max(stage_layers, expert_step_buckets) : expert_step_buckets;
+    const Levels expert_reduce =
+        OneWayCollective(gpu_expert_params * w.gradient_element, expert_ranks, expert_per_domain,
+                         up, out, steps, expert_buckets);
+    reduce = reduce + expert_reduce;
+    gather = gather + (z >= 1 ? OneWayCollective(gpu_expert_params * w.precision, expert_ranks,
+                                                 expert_per_domain, up, out, steps, expert_buckets)
+                              : expert_reduce);
   }
   if (x.no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
     e.infeasible = Infeasible::kNoScaleOut;
   }
+  const double reduces = z >= 2 ? m : 1.0;
+  const double gathers = z >= 3 ? 2.0 * m : 1.0;
+  const Levels sync{reduces * reduce.scale_up + gathers * gather.scale_up,
+                    reduces * reduce.scale_out + gathers * gather.scale_out};
   e.data_parallel_scale_up = sync.scale_up;
   e.data_parallel_scale_out = sync.scale_out;
   e.data_parallel = sync.Total();
-  // The gradient reduction can run during the last micro-batch's backward pass (2 of 3 passes, 3 of
-  // 4 with full recomputation), never longer. With the distributed optimizer and overlapped sends,
-  // the parameter all-gather runs apart from it, behind the next step's first forward pass (the
-  // rest of the micro-batch time); otherwise it shares the backward window.
   const Time backward_window = stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
-  const bool gather_apart = w.distributed_optimizer && w.overlap_pipeline_sends;
+  const Time forward_window = stage - backward_window;
   const Time zero = units::Seconds(0.0);
-  const Time reduce = gather_apart ? e.data_parallel - gather.Total() : e.data_parallel;
-  const Time hidden_sync =
-      w.overlap_gradient_sync
-          ? std::min(cal.gradient_sync_overlap * reduce, backward_window) +
-                (gather_apart
-                     ? std::min(cal.gradient_sync_overlap * gather.Total(), stage - backward_window)
-                     : zero)
-          : zero;
+  const Ratio overlap = cal.gradient_sync_overlap;
+  Time hidden_sync = zero;
+  if (z >= 3) {
+    // Per micro-batch: the forward gathers behind the forward pass, the backward gathers and the
+    // reduce-scatters behind the backward pass.
+    if (w.overlap_gradient_sync) {
+      hidden_sync = m * (std::min(overlap * gather.Total(), forward_window) +
+                         std::min(overlap * (gather.Total() + reduce.Total()), backward_window));
+    }
+  } else if (z >= 1) {
+    // The gradient reduction runs during the backward pass (the last micro-batch's, or under
+    // ZeRO-2 each micro-batch's: 2 of 3 passes, 3 of 4 with full recomputation), never longer.
+    // With overlapped sends the parameter all-gather runs apart from it, behind the next step's
+    // first forward pass (the rest of the micro-batch time); otherwise it shares the backward
+    // window.
+    const bool gather_apart = w.overlap_pipeline_sends;
+    const Time reduced = gather_apart ? e.data_parallel - gather.Total() : e.data_parallel;
+    if (w.overlap_gradient_sync) {
+      hidden_sync = std::min(overlap * reduced, reduces * backward_window) +
+                    (gather_apart ? std::min(overlap * gather.Total(), forward_window) : zero);
+    }
+  } else if (w.overlap_gradient_sync) {
+    hidden_sync = std::min(overlap * e.data_parallel, backward_window);
+  }
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
-  const double shards = w.distributed_optimizer ? d * cp : 1.0;
-  const double expert_shards = w.distributed_optimizer ? std::max(1.0, shards / x.ep) : 1.0;
   const double optimizer_params = gpu_shared_params / shards + gpu_expert_params / expert_shards;
   // FP8: the layers' weights are cast once a step (read 2 bytes, write the FP8 copy and its
-  // transpose, 1 byte each).
+  // transpose, 1 byte each) and the copies kept across the micro-batches; under ZeRO-3 each
+  // gathered layer is cast where it is used (2 m times a step) and only the two gathered layers'
+  // copies are held.
   const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
+  const double fp8_casts = z >= 3 ? 2.0 * m : 1.0;
   const Data optimizer_traffic =
       optimizer_params * (w.gradient_element + units::Bytes(24.0) + w.precision) +
-      fp8_cast_params * units::Bytes(4.0);
+      fp8_casts * fp8_cast_params * units::Bytes(4.0);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
-  // The FP8 weight copies cached across the step's micro-batches count with the weights.
-  return StageParams{gpu_params, gpu_params * w.gradient_element,
-                     gpu_params * w.precision + fp8_cast_params * units::Bytes(2.0), shards,
-                     optimizer_params};
+  // HBM: the weights (and their FP8 copies, cached across the step's micro-batches), gradients
+  // and optimizer state as the stage shards them.
+  const double layer_here = layer_params_here / t;
+  Data weights = gpu_params * w.precision;
+  Data gradients = gpu_params * w.gradient_element;
+  if (z >= 2) {
+    const double whole = z >= 3 ? layer_here : std::min(gpu_params, bucket_params);
+    gradients = std::min(gpu_params, optimizer_params + whole) * w.gradient_element;
+  }
+  Data fp8_copies = fp8_cast_params * units::Bytes(2.0);
+  if (z >= 3) {
+    weights = std::min(gpu_params, optimizer_params + 2.0 * layer_here) * w.precision;
+    fp8_copies = (w.fp8 ? 2.0 * layer_here : 0.0) * units::Bytes(2.0);
+  }
+  return StageParams{gpu_params, gradients, weights + fp8_copies, shards, optimizer_params};
 }
 
 // Activations on the first and last stages.
@@ -1162,9 +1224,10 @@ std::string DescribeConfig(const ParallelConfig& c) {
                   : c.recompute == RECOMPUTE_PARTIAL   ? "partial"
                   : c.recompute == RECOMPUTE_SELECTIVE ? "selective"
                                                        : "none";
-  return absl::StrFormat("tp=%d cp=%d pp=%d dp=%d micro_batch=%d virtual_stages=%d recompute=%s%s",
-                         c.tp, c.cp, c.pp, c.dp, c.micro_batch, c.virtual_stages, r,
-                         c.ep > 1 ? absl::StrFormat(" ep=%d", c.ep) : "");
+  return absl::StrFormat(
+      "tp=%d cp=%d pp=%d dp=%d micro_batch=%d virtual_stages=%d recompute=%s%s%s", c.tp, c.cp, c.pp,
+      c.dp, c.micro_batch, c.virtual_stages, r, c.ep > 1 ? absl::StrFormat(" ep=%d", c.ep) : "",
+      c.zero >= 2 ? absl::StrFormat(" zero=%d", c.zero) : "");
 }
 
 }  // namespace dcplan

@@ -9,6 +9,8 @@
 //   step = m x T_mb                              m = ceil(batch / (dp x micro_batch)) micro-batches
 //        + (pp - 1) / v x T_mb                   the pipeline bubble (v = virtual stages)
 //        + exposed data-parallel gradient sync   inside the scale-up domain, then across it
+//          (ZeRO-2: per micro-batch; ZeRO-3 / FSDP: weights gathered per layer, forward and
+//          backward, gradients reduce-scattered per layer, prefetched behind the compute)
 //        + optimizer step                        (memory-bound)
 //   T_mb = layers on the stage x (compute + memory-bound kernels + tensor-parallel collectives
 //                                 + expert-parallel all-to-all, for a mixture of experts: moe.h)
@@ -69,6 +71,10 @@ struct ParallelConfig {
   // Expert parallel (mixture of experts): the routed experts split over ep of the dp replicas;
   // divides dp, so it adds no GPUs.
   int64_t ep = 1;
+  // ZeRO stage over the dp x cp ranks (proto Parallelism.zero_stage): 0 replicated, 1 optimizer
+  // state sharded, 2 and gradients, 3 and weights (FSDP); -1 = the framework's (1 with the
+  // distributed optimizer, else 0).
+  int64_t zero = -1;
 
   int64_t Gpus() const { return tp * cp * pp * dp; }
 };
@@ -90,6 +96,8 @@ struct CalibrationModel {
   units::Time kernel_overhead;  // per kernel launch
   // Fused attention's fraction of peak; 0 = the multiplies' curve.
   units::Ratio attention_efficiency;
+  // FlashAttention-2's fraction of peak, for software before SOFTWARE_CURRENT; 0 = the above.
+  units::Ratio flash_attention_2_efficiency;
 };
 
 // The hardware as the workload model sees it.
@@ -176,6 +184,11 @@ struct WorkloadModel {
   Recompute fixed_recompute = RECOMPUTE_UNSPECIFIED;
   int64_t fixed_cp = 0;
   int64_t fixed_ep = 0;
+  int64_t fixed_zero = -1;  // -1 = searched
+  // The ZeRO stage the framework runs by default (1 with the distributed optimizer, else 0) and
+  // whether fully sharded data parallelism is offered to the search (SOFTWARE_CURRENT).
+  int64_t framework_zero = 1;
+  bool fsdp_available = true;
   // The mixture of experts (moe.h); enabled false for a dense model. With it, `params` is the
   // total, `layer_params` the active parameters of the mean layer, and the model FLOPs count the
   // active parameters.
@@ -185,11 +198,12 @@ struct WorkloadModel {
   units::Compute model_flops_per_token;
   ReliabilityModel reliability;
 
-  // True when tp, pp, dp, micro-batch, virtual stages and recomputation are all fixed (cp then
-  // follows: given, or 1).
+  // True when tp, pp, dp, micro-batch, virtual stages, recomputation and (when the search has a
+  // choice) the ZeRO stage are all fixed (cp then follows: given, or 1).
   bool FullyFixed() const {
     return fixed_tp > 0 && fixed_pp > 0 && fixed_dp > 0 && fixed_micro_batch > 0 &&
-           fixed_virtual_stages > 0 && fixed_recompute != RECOMPUTE_UNSPECIFIED;
+           fixed_virtual_stages > 0 && fixed_recompute != RECOMPUTE_UNSPECIFIED &&
+           (fixed_zero >= 0 || !fsdp_available);
   }
 };
 
@@ -302,7 +316,8 @@ StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware&
 // Llama 3 405B runs 126 layers on 16 stages x 8 chunks), so pp x v <= layers + 2 when pp > 1.
 int64_t MaxVirtualStages(int64_t layers, int64_t pp);
 
-// "tp=8 pp=16 dp=64 micro_batch=1 v=1 recompute=none" (and " ep=8" when ep > 1), for messages.
+// "tp=8 pp=16 dp=64 micro_batch=1 v=1 recompute=none" (and " ep=8" when ep > 1, " zero=3" for
+// ZeRO stages 2 and 3), for messages.
 std::string DescribeConfig(const ParallelConfig& config);
 
 }  // namespace dcplan

@@ -206,6 +206,7 @@ struct StepContext {
   DataRate hbm_rate;
   Link up, out;
   bool no_fabric;
+  int64_t zero;  // the ZeRO stage
 };
 
 inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardware& hw,
@@ -240,6 +241,7 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   x.out = Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
                cal.scale_out_latency};
   x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
+  x.zero = c.zero >= 0 ? c.zero : (w.distributed_optimizer ? 1 : 0);
   return x;
 }
 
@@ -296,11 +298,18 @@ inline void LayerCompute(const WorkloadModel& w, const TrainingHardware& hw,
   Time attn_fwd;
   if (w.flash_attention) {
     const double wave = WaveEfficiency(s_q, head, heads_here, D(cal.compute_units));
-    if (cal.attention_efficiency > units::Fraction(0.0)) {
+    // The attention kernel of the workload's software: FlashAttention-2 before SOFTWARE_CURRENT
+    // when the hardware gives its efficiency (on pre-Hopper GPUs attention_efficiency already is
+    // FlashAttention-2's: FlashAttention-3 is Hopper-only).
+    const Ratio attention_efficiency =
+        w.generation != SOFTWARE_CURRENT && cal.flash_attention_2_efficiency > units::Fraction(0.0)
+            ? cal.flash_attention_2_efficiency
+            : cal.attention_efficiency;
+    if (attention_efficiency > units::Fraction(0.0)) {
       // The fused kernel at its own measured fraction of peak (its softmax between the products
       // keeps it below the multiplies' ceiling).
       const units::ComputeRate attention_peak = w.fp8_attention ? hw.peak_fp8 : hw.peak;
-      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * cal.attention_efficiency * wave);
+      attn_fwd = 0.5 * (2.0 * one_product) / (attention_peak * attention_efficiency * wave);
     } else {
       const Data traffic = heads_here * (2.0 * s_q * head + 2.0 * s * head) * w.precision;
       attn_fwd =
@@ -476,6 +485,10 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
       const Time zero = units::Seconds(0.0);
       p2p = 2.0 * v * (link.latency + std::max(zero, one - link.latency - chunk));
     }
+    // Each chunk's forward and backward of a micro-batch is its own step of the schedule: it
+    // launches a send and a receive kernel and waits on the receive before its first kernel, two
+    // kernel overheads a chunk boundary that no compute hides. Interleaving multiplies them by v.
+    p2p += 2.0 * v * (2.0 * hw.calibration.kernel_overhead);
   }
   const Time per_micro_batch = stage + p2p;
   e.micro_batches = CeilDiv(w.global_batch, c.dp * c.micro_batch);
@@ -502,16 +515,21 @@ struct StageParams {
   double shards;  // the distributed optimizer's shards of the optimizer state
 };
 
-// --- Parameters on the most loaded stage, data parallel and optimizer. ---
+// --- Parameters on the most loaded stage, data parallel and optimizer. --- ZeRO stage z
+// (x.zero): z >= 1 shards the optimizer state, z >= 2 the gradients (reduced every micro-batch),
+// z = 3 the weights (gathered per layer before the forward and the backward pass, gradients
+// reduce-scattered per layer, hidden behind the passes).
 inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
                                         const ParallelConfig& c, const StepContext& x,
                                         const PipelineTimes& pl, StepEstimate& e) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
   const bool full = x.full;
+  const int64_t z = x.zero;
   const Link& up = x.up;
   const Link& out = x.out;
   const Time stage = pl.stage;
+  const double m = pl.m;
   const double stage_layers = D(std::max(pl.split.first_layers, pl.split.last_layers));
   // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
   // both holds 2 V h when they are separate matrices.
@@ -527,50 +545,59 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   const double bucket_params = w.gradient_bucket_params > 0
                                    ? w.gradient_bucket_params
                                    : std::max(kFixedBucketParams, 1e6 * D(ranks));
-  const double buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
-  Levels sync;
-  Levels gather;  // the distributed optimizer's parameter all-gather (part of sync)
-  if (w.distributed_optimizer) {
-    gather = OneWayCollective(param_bytes, ranks, per_domain, up, out, Steps::kRing, buckets);
-    sync = OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kRing, buckets) +
-           gather;
-  } else {
-    const Levels one =
-        OneWayCollective(gradient_bytes, ranks, per_domain, up, out, Steps::kTree, buckets);
-    sync = one + one;
-  }
+  const double step_buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
+  const double buckets = z >= 3 ? std::max(stage_layers + 1.0, step_buckets) : step_buckets;
+  const Steps steps = z >= 1 ? Steps::kRing : Steps::kTree;
+  const Levels reduce =
+      OneWayCollective(gradient_bytes, ranks, per_domain, up, out, steps, buckets);
+  const Levels gather =
+      z >= 1 ? OneWayCollective(param_bytes, ranks, per_domain, up, out, steps, buckets) : reduce;
   if (x.no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
     e.infeasible = Infeasible::kNoScaleOut;
   }
-  e.data_parallel_scale_up = sync.scale_up;
-  e.data_parallel_scale_out = sync.scale_out;
-  e.data_parallel = sync.Total();
-  // The gradient reduction can run during the last micro-batch's backward pass (2 of 3 passes, 3 of
-  // 4 with full recomputation), never longer. With the distributed optimizer and overlapped sends,
-  // the parameter all-gather runs apart from it, behind the next step's first forward pass (the
-  // rest of the micro-batch time); otherwise it shares the backward window.
+  const double reduces = z >= 2 ? m : 1.0;
+  const double gathers = z >= 3 ? 2.0 * m : 1.0;
+  e.data_parallel_scale_up = reduces * reduce.scale_up + gathers * gather.scale_up;
+  e.data_parallel_scale_out = reduces * reduce.scale_out + gathers * gather.scale_out;
+  e.data_parallel = e.data_parallel_scale_up + e.data_parallel_scale_out;
   const Time backward_window = stage * ((full ? 3.0 : 2.0) / (full ? 4.0 : 3.0));
-  const bool gather_apart = w.distributed_optimizer && w.overlap_pipeline_sends;
   const Time zero = units::Seconds(0.0);
-  const Time reduce = gather_apart ? e.data_parallel - gather.Total() : e.data_parallel;
-  const Time hidden_sync =
-      w.overlap_gradient_sync
-          ? std::min(cal.gradient_sync_overlap * reduce, backward_window) +
-                (gather_apart
-                     ? std::min(cal.gradient_sync_overlap * gather.Total(), stage - backward_window)
-                     : zero)
-          : zero;
+  const Ratio overlap = cal.gradient_sync_overlap;
+  Time hidden_sync = zero;
+  if (w.overlap_gradient_sync) {
+    if (z >= 3) {
+      hidden_sync = m * (std::min(overlap * gather.Total(), stage - backward_window) +
+                         std::min(overlap * (gather.Total() + reduce.Total()), backward_window));
+    } else if (z >= 1) {
+      const bool apart = w.overlap_pipeline_sends;
+      const Time reduced = apart ? e.data_parallel - gather.Total() : e.data_parallel;
+      hidden_sync = std::min(overlap * reduced, reduces * backward_window) +
+                    (apart ? std::min(overlap * gather.Total(), stage - backward_window) : zero);
+    } else {
+      hidden_sync = std::min(overlap * e.data_parallel, backward_window);
+    }
+  }
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
-  const double shards = w.distributed_optimizer ? d * cp : 1.0;
+  const double shards = z >= 1 ? d * cp : 1.0;
   const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
   const Data optimizer_traffic =
       (gpu_params / shards) * (w.gradient_element + units::Bytes(24.0) + w.precision) +
-      fp8_cast_params * units::Bytes(4.0);
+      (z >= 3 ? 2.0 * m : 1.0) * fp8_cast_params * units::Bytes(4.0);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
-  return StageParams{gpu_params, gradient_bytes, param_bytes + fp8_cast_params * units::Bytes(2.0),
-                     shards};
+  const double layer_here = w.layer_params / t;
+  Data weights = param_bytes + fp8_cast_params * units::Bytes(2.0);
+  Data gradients = gradient_bytes;
+  if (z >= 2) {
+    const double whole = z >= 3 ? layer_here : std::min(gpu_params, bucket_params);
+    gradients = std::min(gpu_params, gpu_params / shards + whole) * w.gradient_element;
+  }
+  if (z >= 3) {
+    weights = std::min(gpu_params, gpu_params / shards + 2.0 * layer_here) * w.precision +
+              (w.fp8 ? 2.0 * layer_here : 0.0) * units::Bytes(2.0);
+  }
+  return StageParams{gpu_params, gradients, weights, shards};
 }
 
 // Activations on the first and last stages.

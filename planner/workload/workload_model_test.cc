@@ -606,5 +606,93 @@ TEST(Fp8, MfuAgainstBothPeaksAndMemoryAsTheRecipeKeepsIt) {
   EXPECT_DOUBLE_EQ(InBytes(kept.activations), InBytes(b.activations));
 }
 
+// ZeRO stages on four toy layers (P_L = 12e6, N = 4 x 12e6 + 1e6 = 49e6 on one GPU of tp 1, pp 1),
+// dp 8 inside one 8-GPU domain at 100 GB/s with no latency and no overlap, 16 sequences: 2
+// micro-batches of 1 per replica. Weights 2 bytes, gradients 4 (kToy), shards 8.
+TEST(EstimateStep, ZeroStagesShardMemoryAndMoveTheirBytes) {
+  const WorkloadModel w = Toy("layers: 4 global_batch_sequences: 16");
+  const TrainingHardware hw = ToyHardware();
+  auto at = [&](int64_t zero) {
+    ParallelConfig c = Config(1, 1, 8);
+    c.zero = zero;
+    return EstimateStep(w, hw, c, 8);
+  };
+  const StepEstimate z0 = at(0), z1 = at(1), z2 = at(2), z3 = at(3);
+  ASSERT_TRUE(z3.Feasible());
+  // Memory. Optimizer state (12 bytes a parameter): 49e6 x 12 = 588e6 unsharded, / 8 = 73.5e6.
+  EXPECT_DOUBLE_EQ(InBytes(z0.optimizer_state), 588e6);
+  EXPECT_DOUBLE_EQ(InBytes(z1.optimizer_state), 73.5e6);
+  EXPECT_DOUBLE_EQ(InBytes(z3.optimizer_state), 73.5e6);
+  // Gradients: 49e6 x 4 = 196e6 through ZeRO-1; ZeRO-2 keeps its shard (6.125e6) and one 40e6
+  // bucket whole (Megatron's bucket: max(40e6, 1e6 x 8 ranks)): 46.125e6 x 4; ZeRO-3 its shard
+  // and one layer (12e6): 18.125e6 x 4.
+  EXPECT_DOUBLE_EQ(InBytes(z1.gradients), 196e6);
+  EXPECT_DOUBLE_EQ(InBytes(z2.gradients), 184.5e6);
+  EXPECT_DOUBLE_EQ(InBytes(z3.gradients), 72.5e6);
+  // Weights: 49e6 x 2 = 98e6; ZeRO-3 its shard and two layers (the running and the prefetched):
+  // (6.125e6 + 24e6) x 2.
+  EXPECT_DOUBLE_EQ(InBytes(z2.weights), 98e6);
+  EXPECT_DOUBLE_EQ(InBytes(z3.weights), 60.25e6);
+  // Bytes a step over the group. A ring of 8 moves 7/8 of a buffer through each GPU's link:
+  // weights 98e6 -> 0.8575 ms, gradients 196e6 -> 1.715 ms at 100 GB/s.
+  const double gather = 7.0 / 8.0 * 98e6 / 100e9, reduce = 7.0 / 8.0 * 196e6 / 100e9;
+  // ZeRO-0: an all-reduce of the gradients (reduce-scatter + all-gather of 196e6).
+  EXPECT_NEAR(InSeconds(z0.data_parallel), 2 * reduce, 1e-15);
+  // ZeRO-1: one reduce-scatter of the gradients and one all-gather of the weights a step.
+  EXPECT_NEAR(InSeconds(z1.data_parallel), reduce + gather, 1e-15);
+  // ZeRO-2: the reduce-scatter every micro-batch (2), the all-gather once.
+  EXPECT_NEAR(InSeconds(z2.data_parallel), 2 * reduce + gather, 1e-15);
+  // ZeRO-3: per micro-batch two all-gathers (forward, backward) and a reduce-scatter.
+  EXPECT_NEAR(InSeconds(z3.data_parallel), 2 * (2 * gather + reduce), 1e-15);
+  EXPECT_DOUBLE_EQ(InSeconds(z3.data_parallel_scale_out), 0.0);  // all inside the domain
+  // No overlap (gradient_sync_overlap 0): all of it shows, and only it moves the step (the
+  // optimizer's traffic is the same from ZeRO-1 on).
+  EXPECT_DOUBLE_EQ(InSeconds(z3.data_parallel_exposed), InSeconds(z3.data_parallel));
+  EXPECT_NEAR(InSeconds(z3.step - z1.step), 2 * (2 * gather + reduce) - (reduce + gather), 1e-15);
+}
+
+// With the overlap on, FSDP's prefetch hides what the passes cover: per micro-batch the forward
+// gathers behind the forward pass (1/3 of the micro-batch's stage time), the backward gathers and
+// the reduce-scatters behind the backward (2/3). On the toy the stage is far shorter than the
+// traffic, so exactly 2 micro-batches x the stage time is hidden.
+TEST(EstimateStep, FsdpHidesItsTrafficBehindThePasses) {
+  const WorkloadModel w = Toy("layers: 4 global_batch_sequences: 16");
+  Hardware proto = Parse<Hardware>(kToyHardware);
+  proto.mutable_calibration()->set_gradient_sync_overlap(1.0);
+  const TrainingHardware hw = BuildTrainingHardware(proto);
+  ParallelConfig c = Config(1, 1, 8);
+  c.zero = 3;
+  const StepEstimate e = EstimateStep(w, hw, c, 8);
+  // pp 1: the step is m stages + the exposed sync + the optimizer; the stage is (step - exposed -
+  // optimizer) / m, and the hidden part is m x stage when the traffic outlasts both windows.
+  const double m = 2;
+  const double stage =
+      (InSeconds(e.step) - InSeconds(e.data_parallel_exposed) - InSeconds(e.optimizer)) / m;
+  ASSERT_GT(InSeconds(e.data_parallel) / m, 1.5 * stage);  // the traffic outlasts the passes
+  EXPECT_NEAR(InSeconds(e.data_parallel) - InSeconds(e.data_parallel_exposed), m * stage, 1e-12);
+}
+
+// The attention kernel follows the software generation: SOFTWARE_CURRENT at attention_efficiency
+// (FlashAttention-3 / cuDNN on Hopper and later), older software at flash_attention_2_efficiency.
+// One forward pass of the toy's attention core is 4 tok s h / 2 (causal half) = 2e9 FLOP: at 50%
+// of 1 PFLOP/s 4e-6 s, at 25% 8e-6 s.
+TEST(EstimateLayerKernels, AttentionRunsAtTheSoftwaresKernel) {
+  Hardware proto = Parse<Hardware>(kToyHardware);
+  proto.mutable_calibration()->set_attention_efficiency(0.5);
+  proto.mutable_calibration()->set_flash_attention_2_efficiency(0.25);
+  const TrainingHardware hw = BuildTrainingHardware(proto);
+  const LayerKernels current = EstimateLayerKernels(Toy(), hw, 1, 1, 1);
+  const LayerKernels older =
+      EstimateLayerKernels(Toy("framework { generation: SOFTWARE_MEGATRON_2024 }"), hw, 1, 1, 1);
+  EXPECT_NEAR(InSeconds(current.attention_forward), 4e-6, 1e-18);
+  EXPECT_NEAR(InSeconds(older.attention_forward), 8e-6, 1e-18);
+  // Absent, every generation runs attention_efficiency.
+  proto.mutable_calibration()->clear_flash_attention_2_efficiency();
+  const LayerKernels unset =
+      EstimateLayerKernels(Toy("framework { generation: SOFTWARE_MEGATRON_2024 }"),
+                           BuildTrainingHardware(proto), 1, 1, 1);
+  EXPECT_NEAR(InSeconds(unset.attention_forward), 4e-6, 1e-18);
+}
+
 }  // namespace
 }  // namespace dcplan

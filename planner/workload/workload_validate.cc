@@ -88,6 +88,10 @@ absl::Status ValidateParallelism(const Parallelism& p, const Workload& w, absl::
                                                       " must divide workload.moe.experts (",
                                                       w.moe().experts(), ")"));
   }
+  if (p.has_zero_stage() && p.zero_stage() > 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(FieldPath(path, "zero_stage"), " must be 0, 1, 2 or 3, got ", p.zero_stage()));
+  }
   return absl::OkStatus();
 }
 
@@ -319,6 +323,10 @@ absl::Status ValidateCalibration(const EfficiencyCalibration& c, absl::string_vi
   if (c.has_attention_efficiency()) {
     DCPLAN_RETURN_IF_ERROR(
         InRange(path, "attention_efficiency", c.attention_efficiency(), 0, 1, false));
+  }
+  if (c.has_flash_attention_2_efficiency()) {
+    DCPLAN_RETURN_IF_ERROR(InRange(path, "flash_attention_2_efficiency",
+                                   c.flash_attention_2_efficiency(), 0, 1, false));
   }
   if (c.has_compute_units()) {
     DCPLAN_RETURN_IF_ERROR(
