@@ -145,6 +145,8 @@ std::string OutputFigure(const std::string& name, double v) {
 }
 
 std::string InputFigure(const std::string& path, double v) {
+  // The tornado's row for the MFU model's own error: its inputs are the MFU interval's ends.
+  if (path == kMfuModelErrorPath) return absl::StrFormat("MFU %.1f%%", 100 * v);
   auto f = ResolveField(path);
   if (!f.ok()) return absl::StrFormat("%.6g", v);
   const std::string unit = FieldUnit(f->leaf());

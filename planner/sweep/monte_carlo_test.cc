@@ -9,6 +9,8 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "planner/mfu_error.h"
+#include "planner/mfu_error_data.h"
 #include "planner/planner.h"
 #include "planner/presets/presets.h"
 #include "planner/sweep/sensitivity.h"
@@ -348,9 +350,13 @@ TEST(Sensitivity, PueLeadsUnderAPowerCapAndThePriceUnderABudget) {
     ASSERT_THAT(mc.status(), IsOk());
     auto s = Sensitivity(*mc, "gpu_count");
     ASSERT_THAT(s.status(), IsOk());
-    ASSERT_EQ(s->size(), 2u);
+    // The two inputs, then the MFU model's own error (h100-dgx's step model: the H100 spread),
+    // which moves no GPU count under either cap and so stays last.
+    ASSERT_EQ(s->size(), 3u);
     const SensitivityEntry& first = (*s)[0];
     const SensitivityEntry& second = (*s)[1];
+    EXPECT_EQ((*s)[2].path(), kMfuModelErrorPath);
+    EXPECT_EQ((*s)[2].swing(), 0);
     EXPECT_EQ(first.path(), power_cap ? "site.pue" : "hardware.server.price_usd");
     EXPECT_GT(first.swing(), 0);
     // Under a power cap the price moves nothing; under a capex budget the PUE moves nothing
@@ -366,6 +372,7 @@ TEST(Sensitivity, PueLeadsUnderAPowerCapAndThePriceUnderABudget) {
     // Each figure is the explicit fit at that value, the other input at its median.
     PlanRequest at_median = mc->median_request();
     for (const SensitivityEntry& e : *s) {
+      if (e.path() == kMfuModelErrorPath) continue;
       EXPECT_EQ(e.output_at_low(), GpusAt(at_median, e.path(), e.low_input()));
       EXPECT_EQ(e.output_at_high(), GpusAt(at_median, e.path(), e.high_input()));
       EXPECT_EQ(e.swing(), std::abs(e.output_at_high() - e.output_at_low()));
@@ -382,6 +389,56 @@ TEST(Sensitivity, AnyPlanOutputAndUnknownOnesAreErrors) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no output \"gpus_per_dollar\"")));
 }
 
+TEST(Sensitivity, TheMfuModelErrorSwingsRealizedComputeAndNotTheGpuCount) {
+  // Seed at 14 MW, PUE uniform(1, 2): at the median PUE 1.5, 6,664 GPUs (as above) with MFU
+  // 0.62 - 0.02 log2(6,664) = 0.36596 and 6,664 x 1 PFLOP/s x MFU realized. The log-linear curve's
+  // spread is kMfuErrorSigmaLogLinear, so the MFU interval is MFU x exp(-+kZ90 sigma) and realized
+  // compute at its ends is the median's times the same factors.
+  auto mc = MonteCarloRun::Create(SeedPue(100, 1));
+  ASSERT_THAT(mc.status(), IsOk());
+  const double mfu = 0.62 - 0.02 * std::log2(6664.0);
+  const double realized = 6664 * 1e15 * mfu;
+  const double down = std::exp(-kZ90 * kMfuErrorSigmaLogLinear);
+  const double up = std::exp(kZ90 * kMfuErrorSigmaLogLinear);
+
+  auto flops = Sensitivity(*mc, "realized_flops_per_second");
+  ASSERT_THAT(flops.status(), IsOk());
+  ASSERT_EQ(flops->size(), 2u);
+  const SensitivityEntry* model = nullptr;
+  for (const SensitivityEntry& e : *flops) {
+    if (e.path() == kMfuModelErrorPath) model = &e;
+  }
+  ASSERT_NE(model, nullptr);
+  EXPECT_NEAR(model->low_input(), mfu * down, 1e-9);
+  EXPECT_NEAR(model->high_input(), mfu * up, 1e-9);
+  EXPECT_NEAR(model->output_at_low(), realized * down, 1e-6 * realized);
+  EXPECT_NEAR(model->output_at_high(), realized * up, 1e-6 * realized);
+  EXPECT_NEAR(model->swing(), realized * (up - down), 1e-6 * realized);
+  EXPECT_GT(model->swing(), 0);
+
+  // Time to train would move by the inverse factors; the GPU count not at all.
+  EXPECT_EQ(MfuErrorExponent("time_to_train_seconds"), -1);
+  EXPECT_EQ(MfuErrorExponent("gpu_count"), 0);
+  auto gpus = Sensitivity(*mc, "gpu_count");
+  ASSERT_THAT(gpus.status(), IsOk());
+  ASSERT_EQ(gpus->size(), 2u);
+  EXPECT_EQ((*gpus)[0].path(), "site.pue");
+  EXPECT_EQ((*gpus)[1].path(), kMfuModelErrorPath);
+  EXPECT_EQ((*gpus)[1].output_at_low(), 6664);
+  EXPECT_EQ((*gpus)[1].output_at_high(), 6664);
+  EXPECT_EQ((*gpus)[1].swing(), 0);
+
+  // Without the model's error sampled there is no such row.
+  PlanRequest off = SeedPue(100, 1);
+  off.mutable_monte_carlo()->set_model_mfu_error(false);
+  auto inputs_only = MonteCarloRun::Create(off);
+  ASSERT_THAT(inputs_only.status(), IsOk());
+  auto s = Sensitivity(*inputs_only, "realized_flops_per_second");
+  ASSERT_THAT(s.status(), IsOk());
+  ASSERT_EQ(s->size(), 1u);
+  EXPECT_EQ((*s)[0].path(), "site.pue");
+}
+
 TEST(SolveUncertainPlan, ThePlanIsAtTheMediansWithTheDistributionBeside) {
   PlanRequest r = SeedPue(1000, 1);
   r.mutable_monte_carlo()->set_sensitivity(true);
@@ -390,7 +447,9 @@ TEST(SolveUncertainPlan, ThePlanIsAtTheMediansWithTheDistributionBeside) {
   // The median of uniform(1, 2) is 1.5: 6,664 GPUs (as above).
   EXPECT_EQ(plan->counts().gpu_count(), 6664u);
   EXPECT_EQ(plan->distribution().samples(), 1000u);
-  ASSERT_EQ(plan->sensitivity_size(), 1);
+  // PUE, then the log-linear curve's own error (no swing on GPUs).
+  ASSERT_EQ(plan->sensitivity_size(), 2);
+  EXPECT_EQ(plan->sensitivity(1).path(), kMfuModelErrorPath);
   EXPECT_EQ(plan->sensitivity_output(), "gpu_count");
   // P10 1.1 -> 9,088 GPUs, P90 1.9 -> 5,256 GPUs.
   EXPECT_EQ(plan->sensitivity(0).output_at_low(), 9088);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,6 +14,29 @@
 #include "planner/validate.h"
 
 namespace dcplan {
+
+int MfuErrorExponent(absl::string_view output) {
+  static constexpr std::pair<absl::string_view, int> kExponents[] = {
+      {"mfu", 1},
+      {"compute.mfu", 1},
+      {"realized_flops_per_second", 1},
+      {"compute.realized_flops_per_second", 1},
+      {"training.mfu", 1},
+      {"training.hfu", 1},
+      {"training.mfu_at_precision_peak", 1},
+      {"training.effective_mfu", 1},
+      {"training.tokens_per_second", 1},
+      {"training.realized_flops_per_second", 1},
+      {"time_to_train_seconds", -1},
+      {"training.time_to_train_seconds", -1},
+      {"training.step_time_seconds", -1},
+      {"cost.usd_per_realized_eflops_year", -1},
+  };
+  for (const auto& [name, exponent] : kExponents) {
+    if (output == name) return exponent;
+  }
+  return 0;
+}
 
 absl::StatusOr<std::vector<SensitivityEntry>> Sensitivity(const MonteCarloRun& run,
                                                           absl::string_view output) {
@@ -38,6 +63,27 @@ absl::StatusOr<std::vector<SensitivityEntry>> Sensitivity(const MonteCarloRun& r
                                             side == 0 ? "P10" : "P90", v, plan.status().message()));
       }
       DCPLAN_ASSIGN_OR_RETURN(at[side], PlanOutput(*plan, output));
+    }
+    e.set_output_at_low(at[0]);
+    e.set_output_at_high(at[1]);
+    e.set_swing(std::abs(at[1] - at[0]));
+    entries.push_back(std::move(e));
+  }
+  if (run.mfu_error_sigma() > 0) {
+    // The model's own error: the plan at the medians with its MFU at the interval's P10 and P90
+    // (the factor capped so that MFU stays <= 1, as in the Monte Carlo).
+    DCPLAN_ASSIGN_OR_RETURN(Plan plan, SolvePlan(run.median_request(), none));
+    DCPLAN_ASSIGN_OR_RETURN(double base, PlanOutput(plan, output));
+    const double mfu = plan.compute().mfu();
+    const int exponent = MfuErrorExponent(output);
+    SensitivityEntry e;
+    e.set_path(std::string(kMfuModelErrorPath));
+    e.set_low_input(plan.mfu_interval().p10());
+    e.set_high_input(plan.mfu_interval().p90());
+    double at[2] = {base, base};
+    if (mfu > 0 && exponent != 0) {
+      at[0] = base * std::pow(e.low_input() / mfu, exponent);
+      at[1] = base * std::pow(e.high_input() / mfu, exponent);
     }
     e.set_output_at_low(at[0]);
     e.set_output_at_high(at[1]);
