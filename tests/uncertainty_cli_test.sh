@@ -42,6 +42,15 @@ check "power cap: price swings nothing" 0 "$(json_get "$TMP/sp.json" "p['sensiti
 "$DCPLAN" sensitivity "${H100[@]}" --budget='$2B' --format=json > "$TMP/sb.json"
 check "budget: price first" hardware.server.price_usd "$(json_get "$TMP/sb.json" "p['sensitivity'][0]['path']")"
 check "budget: pue swings nothing" 0 "$(json_get "$TMP/sb.json" "p['sensitivity'][1]['swing']")"
+# The MFU model's own error is a row of its own (mfu_model_error, the MFU at the P10 and P90 of the
+# plan's mfu_interval): it moves no GPU count under either cap (last, swing 0), and realized compute
+# by the interval's factors: output_at_low / output_at_high = P10 MFU / P90 MFU.
+check "power cap: model error last" mfu_model_error "$(json_get "$TMP/sp.json" "p['sensitivity'][2]['path']")"
+check "power cap: model error swings no gpus" 0 "$(json_get "$TMP/sp.json" "p['sensitivity'][2]['swing']")"
+check "budget: model error swings no gpus" 0 "$(json_get "$TMP/sb.json" "[e for e in p['sensitivity'] if e['path'] == 'mfu_model_error'][0]['swing']")"
+"$DCPLAN" sensitivity "${H100[@]}" --power=50MW --output=realized_flops_per_second --format=json > "$TMP/sr.json"
+check "model error: interval ends" True "$(json_get "$TMP/sr.json" "[abs(e['low_input'] - p['mfu_interval']['p10']) < 1e-12 and abs(e['high_input'] - p['mfu_interval']['p90']) < 1e-12 for e in p['sensitivity'] if e['path'] == 'mfu_model_error'][0]")"
+check "model error: realized scales with MFU" True "$(json_get "$TMP/sr.json" "[abs(e['output_at_low'] / e['output_at_high'] - e['low_input'] / e['high_input']) < 1e-9 and e['swing'] > 0 for e in p['sensitivity'] if e['path'] == 'mfu_model_error'][0]")"
 "$DCPLAN" sensitivity "${H100[@]}" --power=50MW --format=svg --out="$TMP/t.svg"
 check "tornado svg" 0 $?
 xmllint --noout "$TMP/t.svg"

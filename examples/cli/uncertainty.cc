@@ -308,10 +308,10 @@ std::string TornadoTable(const Plan& plan) {
       "\nSensitivity of %s (each input at its P10 and P90, the others at P50), largest swing "
       "first\n",
       out);
-  absl::StrAppend(&s, absl::StrFormat("  %-32s %-32s %-26s %s\n", "input", "P10 .. P90",
+  absl::StrAppend(&s, absl::StrFormat("  %-32s %-32s %-30s %s\n", "input", "P10 .. P90",
                                       "output at P10 .. P90", "swing"));
   for (const SensitivityEntry& e : plan.sensitivity()) {
-    absl::StrAppend(&s, absl::StrFormat("  %-32s %-32s %-26s %s\n", e.path(),
+    absl::StrAppend(&s, absl::StrFormat("  %-32s %-32s %-30s %s\n", e.path(),
                                         absl::StrCat(InputFigure(e.path(), e.low_input()), " .. ",
                                                      InputFigure(e.path(), e.high_input())),
                                         absl::StrCat(OutputFigure(out, e.output_at_low()), " .. ",
