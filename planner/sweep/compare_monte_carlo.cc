@@ -74,20 +74,13 @@ absl::StatusOr<Comparison> CompareUncertain(absl::Span<const PlanRequest> reques
     runs.push_back(*std::move(run));
   }
   const int64_t samples = runs[0].samples();
-  if (static_cast<double>(n) * static_cast<double>(samples) >
-      static_cast<double>(kMaxCompareMonteCarloSolves)) {
-    return absl::OutOfRangeError(absl::StrFormat(
-        "%d options x monte_carlo.samples (%d) = %.4g solves, more than 10^8: compare fewer "
-        "options or take fewer samples",
-        n, samples, static_cast<double>(n) * static_cast<double>(samples)));
-  }
-  std::unique_ptr<ThreadPool> own;
+  DCPLAN_RETURN_IF_ERROR(CheckMonteCarloWork(static_cast<int64_t>(n), samples,
+                                             absl::StrCat(n, " options"), "solves",
+                                             "compare fewer options or take fewer samples"));
+  const MonteCarloPool holder(options);
+  DCPLAN_RETURN_IF_ERROR(holder.status());
   MonteCarloOptions opts = options;
-  if (opts.pool == nullptr) {
-    own = std::make_unique<ThreadPool>(options.threads);
-    opts.pool = own.get();
-  }
-  DCPLAN_RETURN_IF_ERROR(opts.pool->status());
+  opts.pool = holder.get();
 
   // The ranking, the differing assumptions and the efficiency basis: Compare of the medians.
   DCPLAN_ASSIGN_OR_RETURN(Comparison comparison, Compare(medians));

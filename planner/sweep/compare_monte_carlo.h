@@ -34,7 +34,7 @@
 
 namespace dcplan {
 
-inline constexpr int64_t kMaxCompareMonteCarloSolves = 100'000'000;
+inline constexpr int64_t kMaxCompareMonteCarloSolves = kMaxMonteCarloWork;
 
 // Compare (planner/compare.h) when no request has uncertain inputs; else the above. Errors name the
 // request (its name, or "request N") and the field.

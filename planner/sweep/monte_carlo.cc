@@ -221,6 +221,26 @@ absl::StatusOr<double> PlanOutput(const Plan& plan, absl::string_view name) {
   }
 }
 
+MonteCarloPool::MonteCarloPool(const MonteCarloOptions& options) : pool_(options.pool) {
+  if (pool_ == nullptr) {
+    own_ = std::make_unique<ThreadPool>(options.threads);
+    pool_ = own_.get();
+  }
+}
+MonteCarloPool::~MonteCarloPool() = default;
+absl::Status MonteCarloPool::status() const { return pool_->status(); }
+
+absl::Status CheckMonteCarloWork(int64_t runs, int64_t samples, absl::string_view runs_text,
+                                 absl::string_view what, absl::string_view advice) {
+  const double work = static_cast<double>(runs) * static_cast<double>(samples);
+  if (work > static_cast<double>(kMaxMonteCarloWork)) {
+    return absl::OutOfRangeError(
+        absl::StrFormat("%s x monte_carlo.samples (%d) = %.4g %s, more than 10^8: %s", runs_text,
+                        samples, work, what, advice));
+  }
+  return absl::OkStatus();
+}
+
 Percentiles SummarizeValues(std::vector<double>* values) {
   Percentiles p;
   const size_t n = values->size();
@@ -563,12 +583,8 @@ void MonteCarloRun::SolveSamples(int64_t first, absl::Span<SampleResult> out,
 absl::Status MonteCarloRun::Run(
     const MonteCarloOptions& options,
     absl::FunctionRef<absl::Status(int64_t first, absl::Span<const SampleResult>)> consume) const {
-  std::unique_ptr<ThreadPool> own;
-  ThreadPool* pool = options.pool;
-  if (pool == nullptr) {
-    own = std::make_unique<ThreadPool>(options.threads);
-    pool = own.get();
-  }
+  const MonteCarloPool holder(options);
+  ThreadPool* pool = holder.get();
   const int64_t n = impl_->samples;
   const int64_t block = std::max<int64_t>(1, options.block_samples);
   std::vector<SampleResult> rows(static_cast<size_t>(std::min(n, block)));

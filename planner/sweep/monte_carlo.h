@@ -36,6 +36,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "planner/uncertain.h"
 #include "proto/plan.pb.h"
@@ -91,6 +92,29 @@ struct MonteCarloOptions {
   // binding share is reported.
   int64_t fixed_gpus = 0;
 };
+
+// The thread pool a Monte Carlo caller runs on: options.pool when given, else one of
+// options.threads threads owned by this holder (check status() before use).
+class MonteCarloPool {
+ public:
+  explicit MonteCarloPool(const MonteCarloOptions& options);
+  ~MonteCarloPool();
+  ThreadPool* get() const { return pool_; }
+  absl::Status status() const;
+
+ private:
+  std::unique_ptr<ThreadPool> own_;
+  ThreadPool* pool_;
+};
+
+// The most runs x samples one request may ask for (compare's options, scale's sizes, a sweep's
+// points): 10^8 solves, seconds to minutes of work.
+inline constexpr int64_t kMaxMonteCarloWork = 100'000'000;
+// OutOfRange when runs x samples exceeds kMaxMonteCarloWork: "<runs_text> x monte_carlo.samples
+// (<samples>) = <product> <what>, more than 10^8: <advice>". Compared in doubles (the product of
+// two large counts may overflow int64).
+absl::Status CheckMonteCarloWork(int64_t runs, int64_t samples, absl::string_view runs_text,
+                                 absl::string_view what, absl::string_view advice);
 
 // Percentiles (nearest rank: p10 is the ceil(0.1 n)-th smallest), mean, min and max of `values`
 // (reordered).

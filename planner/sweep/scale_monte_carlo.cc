@@ -5,7 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "absl/strings/str_format.h"
+#include "absl//strings/str_format.h"
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "planner/planner.h"
@@ -13,28 +14,17 @@
 namespace dcplan {
 
 absl::Status CheckScaleMonteCarloWork(int64_t sizes, int64_t samples) {
-  // Compared in doubles: the product of two large counts may overflow int64.
-  if (static_cast<double>(sizes) * static_cast<double>(samples) >
-      static_cast<double>(kMaxScaleMonteCarloEvaluations)) {
-    return absl::OutOfRangeError(absl::StrFormat(
-        "gpu_counts (%d sizes) x monte_carlo.samples (%d) = %.4g evaluations, more than 10^8: give "
-        "fewer sizes or fewer samples",
-        sizes, samples, static_cast<double>(sizes) * static_cast<double>(samples)));
-  }
-  return absl::OkStatus();
+  return CheckMonteCarloWork(sizes, samples, absl::StrCat("gpu_counts (", sizes, " sizes)"),
+                             "evaluations", "give fewer sizes or fewer samples");
 }
 
 absl::Status ScaleEachUncertain(
     const PlanRequest& request, absl::Span<const int64_t> gpu_counts,
     const MonteCarloOptions& options,
     absl::FunctionRef<absl::Status(int64_t first, absl::Span<const ScaleRow> rows)> consume) {
-  std::unique_ptr<ThreadPool> own;
-  ThreadPool* pool = options.pool;
-  if (pool == nullptr) {
-    own = std::make_unique<ThreadPool>(options.threads);
-    pool = own.get();
-  }
-  DCPLAN_RETURN_IF_ERROR(pool->status());
+  const MonteCarloPool holder(options);
+  DCPLAN_RETURN_IF_ERROR(holder.status());
+  ThreadPool* pool = holder.get();
   if (request.uncertain_size() == 0) return ScaleEach(request, gpu_counts, pool, consume);
   DCPLAN_ASSIGN_OR_RETURN(MonteCarloRun run, MonteCarloRun::Create(request));
   DCPLAN_RETURN_IF_ERROR(

@@ -29,7 +29,7 @@
 
 namespace dcplan {
 
-inline constexpr int64_t kMaxScaleMonteCarloEvaluations = 100'000'000;
+inline constexpr int64_t kMaxScaleMonteCarloEvaluations = kMaxMonteCarloWork;
 
 // OutOfRange when sizes x samples exceeds kMaxScaleMonteCarloEvaluations (message: "gpu_counts
 // (N sizes) x monte_carlo.samples (M) = ... evaluations, more than 10^8 ...").

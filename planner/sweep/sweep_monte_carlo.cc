@@ -31,14 +31,8 @@ std::vector<const HeadlineColumn*> SpreadColumns() {
 }  // namespace
 
 absl::Status CheckSweepMonteCarloWork(int64_t points, int64_t samples) {
-  const double work = static_cast<double>(points) * static_cast<double>(samples);
-  if (work > static_cast<double>(kMaxSweepMonteCarloSolves)) {
-    return absl::OutOfRangeError(
-        absl::StrFormat("the grid's %d points x monte_carlo.samples (%d) = %.4g solves, more "
-                        "than 10^8: give fewer points or fewer samples",
-                        points, samples, work));
-  }
-  return absl::OkStatus();
+  return CheckMonteCarloWork(points, samples, absl::StrCat("the grid's ", points, " points"),
+                             "solves", "give fewer points or fewer samples");
 }
 
 absl::Status RunUncertainSweep(
@@ -65,13 +59,10 @@ absl::Status RunUncertainSweep(
   DCPLAN_RETURN_IF_ERROR(CheckSweepMonteCarloWork(
       sweep.size(),
       static_cast<int64_t>(mc.has_samples() ? mc.samples() : kDefaultMonteCarloSamples)));
-  std::unique_ptr<ThreadPool> own;
+  const MonteCarloPool holder(options);
+  DCPLAN_RETURN_IF_ERROR(holder.status());
   MonteCarloOptions opts = options;
-  if (opts.pool == nullptr) {
-    own = std::make_unique<ThreadPool>(options.threads);
-    opts.pool = own.get();
-  }
-  DCPLAN_RETURN_IF_ERROR(opts.pool->status());
+  opts.pool = holder.get();
   ExplainOptions none;
   none.assumptions = none.influence = none.marginal = none.next_step = false;
   UncertainSweepPoint result;

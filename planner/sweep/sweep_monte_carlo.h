@@ -31,7 +31,7 @@
 
 namespace dcplan {
 
-inline constexpr int64_t kMaxSweepMonteCarloSolves = 100'000'000;
+inline constexpr int64_t kMaxSweepMonteCarloSolves = kMaxMonteCarloWork;
 
 // One point: why it has no answer (then the rest is empty), else its plan at the medians (no
 // explanation) and its distribution.
