@@ -5,15 +5,17 @@
 //   - kSeedRequest: the chapter's toy model (1 PFLOP/s and 1.4 kW all-in per GPU, 8 GPUs a server,
 //     PUE 1, MFU = 0.62 - 0.02 log2 G), no caps.
 //   - kH100LikeRequest: a DGX H100-class server (8 x 700 W + 4,600 W = 10.2 kW), 4 servers a rack
-//   under
-//     a 41 kW limit, pods of 8 racks, a radix-64 fat tree with one 400 Gb/s NIC per GPU, PUE 1.3.
+//   under a 41 kW limit, pods of 8 racks, a radix-64 fat tree with one 400 Gb/s NIC per GPU,
+//   PUE 1.3.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "planner/uncertain.h"
 #include "proto/request.pb.h"
 
 namespace dcplan::testing {
@@ -69,6 +71,24 @@ inline PlanRequest H100With(absl::string_view extra) {
   PlanRequest request = ParseRequest(kH100LikeRequest);
   EXPECT_TRUE(google::protobuf::TextFormat::MergeFromString(std::string(extra), &request)) << extra;
   return request;
+}
+
+// Adds the uncertain input `text` ("pue=uniform(1.0, 2.0)", ParseUncertain's grammar) to `r`,
+// failing the test on a parse error.
+inline void AddUncertain(absl::string_view text, PlanRequest* r) {
+  auto u = ParseUncertain(text);
+  ASSERT_TRUE(u.ok()) << text << ": " << u.status();
+  *r->add_uncertain() = *u;
+}
+
+// The Monte Carlo tests' fixture: kSeedRequest with `extra` merged over it (e.g. a power cap),
+// `uncertain` added and monte_carlo.samples = `samples`.
+inline PlanRequest SeedUncertain(absl::string_view extra, absl::string_view uncertain,
+                                 uint64_t samples) {
+  PlanRequest r = SeedWith(extra);
+  AddUncertain(uncertain, &r);
+  r.mutable_monte_carlo()->set_samples(samples);
+  return r;
 }
 
 }  // namespace dcplan::testing

@@ -18,10 +18,9 @@ using ::testing::HasSubstr;
 
 // The seed preset at 14 MW named `name` with site.pue = `pue` and 100,000 samples.
 PlanRequest Seed(const std::string& name, const std::string& pue, uint64_t samples = 100000) {
-  PlanRequest r = SeedWith("constraints { power_cap_watts: 14e6 }");
+  PlanRequest r = testing::SeedUncertain("constraints { power_cap_watts: 14e6 }",
+                                         absl::StrCat("pue=", pue), samples);
   r.set_name(name);
-  *r.add_uncertain() = *ParseUncertain(absl::StrCat("pue=", pue));
-  r.mutable_monte_carlo()->set_samples(samples);
   return r;
 }
 

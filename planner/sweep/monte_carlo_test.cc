@@ -21,16 +21,11 @@
 namespace dcplan {
 namespace {
 
+using ::dcplan::testing::AddUncertain;
 using ::dcplan::testing::IsOk;
 using ::dcplan::testing::SeedWith;
 using ::dcplan::testing::StatusIs;
 using ::testing::HasSubstr;
-
-void AddUncertain(absl::string_view text, PlanRequest* r) {
-  auto u = ParseUncertain(text);
-  ASSERT_THAT(u.status(), IsOk()) << text;
-  *r->add_uncertain() = *u;
-}
 
 ExplainOptions NoExplain() {
   ExplainOptions e;
@@ -40,9 +35,8 @@ ExplainOptions NoExplain() {
 
 // The seed preset at 14 MW with site.pue = uniform(1.0, 2.0).
 PlanRequest SeedPue(uint64_t samples, uint64_t seed) {
-  PlanRequest r = SeedWith("constraints { power_cap_watts: 14e6 }");
-  AddUncertain("pue=uniform(1.0, 2.0)", &r);
-  r.mutable_monte_carlo()->set_samples(samples);
+  PlanRequest r = testing::SeedUncertain("constraints { power_cap_watts: 14e6 }",
+                                         "pue=uniform(1.0, 2.0)", samples);
   r.mutable_monte_carlo()->set_seed(seed);
   return r;
 }

@@ -14,23 +14,17 @@
 namespace dcplan {
 namespace {
 
+using ::dcplan::testing::AddUncertain;
 using ::dcplan::testing::IsOk;
 using ::dcplan::testing::SeedWith;
 using ::dcplan::testing::StatusIs;
 using ::testing::HasSubstr;
 
-void AddUncertain(absl::string_view text, PlanRequest* r) {
-  auto u = ParseUncertain(text);
-  ASSERT_THAT(u.status(), IsOk()) << text;
-  *r->add_uncertain() = *u;
-}
-
 // The seed preset (1 PFLOP/s and 1.4 kW all-in per GPU, MFU = 0.62 - 0.02 log2 G) with
 // site.pue = uniform(1.0, 2.0) and a power cap that scale must ignore.
 PlanRequest SeedPue(uint64_t samples, bool model_error) {
-  PlanRequest r = SeedWith("constraints { power_cap_watts: 1e6 }");
-  AddUncertain("pue=uniform(1.0, 2.0)", &r);
-  r.mutable_monte_carlo()->set_samples(samples);
+  PlanRequest r = testing::SeedUncertain("constraints { power_cap_watts: 1e6 }",
+                                         "pue=uniform(1.0, 2.0)", samples);
   r.mutable_monte_carlo()->set_model_mfu_error(model_error);
   return r;
 }

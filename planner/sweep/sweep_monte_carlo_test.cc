@@ -14,15 +14,12 @@ namespace dcplan {
 namespace {
 
 using ::dcplan::testing::IsOk;
-using ::dcplan::testing::SeedWith;
 using ::dcplan::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 Sweep SeedSweep(const std::string& vary, uint64_t samples) {
-  PlanRequest r = SeedWith("");
-  *r.add_uncertain() = *ParseUncertain("pue=uniform(1.0, 2.0)");
-  r.mutable_monte_carlo()->set_samples(samples);
+  PlanRequest r = testing::SeedUncertain("", "pue=uniform(1.0, 2.0)", samples);
   auto axis = ParseSweepAxis(vary);
   EXPECT_THAT(axis.status(), IsOk());
   return *Sweep::Create(r, {*axis});
