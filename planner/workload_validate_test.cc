@@ -330,6 +330,15 @@ TEST(ValidateWorkload, ChecksBlockAndPrecisionEnumsAndTheFp8Peak) {
                                           "hardware"),
               IsOk());
   EXPECT_THAT(ValidatePrecisionOnHardware(With(""), Hardware(), "workload", "hardware"), IsOk());
+  // The FP8 multiplies' speedup over BF16: [1, 4], finite, named by path.
+  EXPECT_THAT(Check("fp8 { gemm_speedup_over_bf16: 1.75 }"), IsOk());
+  EXPECT_THAT(
+      Check("fp8 { gemm_speedup_over_bf16: 0.5 }"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("workload.fp8.gemm_speedup_over_bf16 must be in [1, 4], got 0.5")));
+  EXPECT_THAT(Check("fp8 { gemm_speedup_over_bf16: inf }"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("workload.fp8.gemm_speedup_over_bf16")));
 }
 
 }  // namespace

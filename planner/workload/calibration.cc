@@ -215,6 +215,21 @@ absl::Status ApplySetup(const Row& row, MeasuredRun* run) {
     DCPLAN_ASSIGN_OR_RETURN(bool untied, row.Bool("untied_embeddings"));
     run->workload.set_untied_embeddings(untied);
   }
+  // Optional: a mixture of experts (experts 0 or absent = dense): routed experts, top-k, the
+  // expert MLP's width (0 = ffn_hidden) and the expert-parallel degree.
+  if (row.Has("experts")) {
+    DCPLAN_ASSIGN_OR_RETURN(uint32_t experts, row.Count("experts"));
+    if (experts > 0) {
+      MixtureOfExperts* moe = run->workload.mutable_moe();
+      moe->set_experts(experts);
+      DCPLAN_ASSIGN_OR_RETURN(uint32_t top_k, row.Count("experts_per_token"));
+      moe->set_experts_per_token(top_k);
+      DCPLAN_ASSIGN_OR_RETURN(uint32_t expert_ffn, row.Count("expert_ffn_hidden"));
+      moe->set_expert_ffn_hidden(expert_ffn);
+      DCPLAN_ASSIGN_OR_RETURN(uint32_t ep, row.Count("ep"));
+      p->set_ep(ep);
+    }
+  }
   if (row.Has("gradient_bucket_params")) {
     DCPLAN_ASSIGN_OR_RETURN(uint32_t bucket, row.Count("gradient_bucket_params"));
     if (bucket > 0) f->set_gradient_bucket_params(bucket);
@@ -299,7 +314,7 @@ FitBounds BoundsForGpu(absl::string_view gpu) {
 }
 
 bool IsCheckOnlyRun(const MeasuredRun& run) {
-  return run.source == "llama3_2024_131k" ||
+  return run.source == "llama3_2024_131k" || absl::StartsWith(run.source, "mcore_moe") ||
          (absl::StartsWith(run.source, "nemo25") && absl::StrContains(run.source, "_fp8"));
 }
 

@@ -43,6 +43,14 @@ inline constexpr double kRestartSeconds = 600;          // estimate (a judgement
 // training capacity factor of 1.25, Fedus et al. 2021, which MLPerf's MoE reference also uses).
 inline constexpr double kMoeLoadImbalance = 1.1;
 
+// Workload.fp8.gemm_speedup_over_bf16: FP8 multiplies over BF16 ones at the same shape, kernels
+// alone. NVIDIA's "Boosting Matrix Multiplication Speed and Flexibility with NVIDIA cuBLAS 12.9"
+// (2025): FP8 matmuls 1.75x the BF16 baseline at large sizes on Hopper; Transformer Engine's GEMM
+// profiling guide (docs/features/low_precision_training/gemm_profiling): the 12 GEMMs of a
+// 4,096 x 16,384 layer on B300, inputs pre-quantized, 1.75x BF16 in MXFP8. The FP8 peak is twice
+// BF16's on both, so FP8 multiplies reach 0.875 of the fraction of peak BF16 ones do.
+inline constexpr double kFp8GemmSpeedupOverBf16 = 1.75;
+
 // hardware.calibration (fitted on A100; see the a100-dgx preset for provenance).
 inline constexpr double kKernelEfficiency = 0.726;
 inline constexpr double kScaleUpBandwidthEfficiency = 0.861;

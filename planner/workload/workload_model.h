@@ -153,6 +153,7 @@ struct WorkloadModel {
   bool fp8_output_layer = false;
   bool fp8_current_scaling = false;
   bool fp8_activations = true;
+  double fp8_gemm_speedup = 1.75;  // Fp8Recipe.gemm_speedup_over_bf16, default applied
   bool untied_embeddings = false;  // input embedding and output layer apart
   double params = 0;               // N: workload.params, or derived from the shape
   double layer_params = 0;         // one layer's matrices: (N - vocab x hidden) / layers

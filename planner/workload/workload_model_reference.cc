@@ -224,7 +224,10 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   x.partial = c.recompute == RECOMPUTE_PARTIAL;
   x.gemm =
       GemmCost{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units), w.precision};
-  x.linear = w.fp8 ? GemmCost{hw.peak_fp8 * cal.kernel_efficiency, cal.gemm_knee,
+  // FP8 multiplies at their measured speedup over BF16's rate, capped by the peaks' ratio.
+  const double fp8_ratio =
+      w.fp8 ? std::min(w.fp8_gemm_speedup, units::InFraction(hw.peak_fp8 / hw.peak)) : 0.0;
+  x.linear = w.fp8 ? GemmCost{fp8_ratio * hw.peak * cal.kernel_efficiency, cal.gemm_knee,
                               D(cal.compute_units), units::Bytes(1.0)}
                    : x.gemm;
   x.hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;

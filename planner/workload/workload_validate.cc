@@ -276,6 +276,13 @@ absl::Status ValidateWorkload(const Workload& w, absl::string_view path) {
                                                    w.precision()));
   }
   DCPLAN_RETURN_IF_ERROR(CheckMoe(w, path));
+  if (w.fp8().has_gemm_speedup_over_bf16()) {
+    const std::string fp8_path = FieldPath(path, "fp8");
+    DCPLAN_RETURN_IF_ERROR(
+        CheckFinite(fp8_path, "gemm_speedup_over_bf16", w.fp8().gemm_speedup_over_bf16()));
+    DCPLAN_RETURN_IF_ERROR(CheckInRange(fp8_path, "gemm_speedup_over_bf16",
+                                        w.fp8().gemm_speedup_over_bf16(), 1, 4, kClosedLow));
+  }
   DCPLAN_RETURN_IF_ERROR(ValidateParallelism(w.parallelism(), w, FieldPath(path, "parallelism")));
   return ValidateReliability(w.reliability(), FieldPath(path, "reliability"));
 }
