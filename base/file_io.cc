@@ -533,7 +533,16 @@ absl::Status FileWriter::Append(absl::string_view data) {
     return absl::FailedPreconditionError(absl::StrCat("cannot write ", display_, ": closed"));
   }
   const int error = WriteAll(fd_, data);
-  return error == 0 ? absl::OkStatus() : Fail(error);
+  if (error != 0) return Fail(error);
+  written_ += static_cast<int64_t>(data.size());
+  if (!temporary_.empty() && written_ - started_writeback_ >= kWritebackBytes) {
+    // Starts the kernel writing what is written so far (no wait), so that Commit's fsync has
+    // little left to do: a large file is otherwise flushed all at the end, serially.
+    (void)::sync_file_range(fd_, started_writeback_, written_ - started_writeback_,
+                            SYNC_FILE_RANGE_WRITE);
+    started_writeback_ = written_;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status FileWriter::Commit() {

@@ -41,6 +41,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,6 +102,11 @@ class FileWriter {
   ino_t ino_ = 0;
   int fd_ = -1;
   int slot_ = -1;  // the temporary's slot in the signal handler's list
+  // Bytes appended, and where the last writeback started (a temporary file's data is handed to the
+  // kernel's writeback every kWritebackBytes, so Commit's fsync does not do it all at the end).
+  static constexpr int64_t kWritebackBytes = 8 << 20;
+  int64_t written_ = 0;
+  int64_t started_writeback_ = 0;
   bool to_stdout_ = false;
   bool done_ = false;
 };

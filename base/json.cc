@@ -45,9 +45,19 @@ std::string JsonQuote(absl::string_view text) {
 }
 
 bool AppendProtobufJsonString(absl::string_view text, std::string* out) {
+  // Plain characters are copied in runs; the rest escaped as protobuf's printer does.
+  const auto plain = [](unsigned char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>';
+  };
   out->push_back('"');
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char* run = p;
+    while (p < end && plain(static_cast<unsigned char>(*p))) ++p;
+    out->append(run, static_cast<size_t>(p - run));
+    if (p == end) break;
+    const auto c = static_cast<unsigned char>(*p++);
     if (c >= 0x80) return false;
     switch (c) {
       case '"':
@@ -71,14 +81,11 @@ bool AppendProtobufJsonString(absl::string_view text, std::string* out) {
       case '\t':
         out->append("\\t");
         break;
-      default:
-        if (c < 0x20 || c == '<' || c == '>' || c == 0x7f) {
-          char u[8];
-          std::snprintf(u, sizeof(u), "\\u%04x", c);
-          out->append(u);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
+      default: {
+        char u[8];
+        std::snprintf(u, sizeof(u), "\\u%04x", c);
+        out->append(u);
+      }
     }
   }
   out->push_back('"');

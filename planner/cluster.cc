@@ -1,5 +1,6 @@
 #include "planner/cluster.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/numbers.h"
@@ -67,7 +68,13 @@ void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
     e.switch_power = D(e.fabric.switch_count) * m.network.switch_power;
     e.optic_power = D(e.fabric.optic_count) * m.network.optic_power;
   } else {
-    e.fabric = FabricSize{};
+    // Cleared in place (only the tiers the last size used can be non-zero), as SizeFabric does.
+    FabricSize& f = e.fabric;
+    const int old_tiers = std::min(std::max(f.tiers, 0), kMaxFabricTiers);
+    for (int t = 0; t < old_tiers; ++t) f.switches_per_tier[t] = 0;
+    f.tiers = 0;
+    f.switch_count = f.endpoint_count = f.optic_count = f.copper_count = 0;
+    f.fits = true;
     e.switch_power = zero;
     e.optic_power = zero;
   }
@@ -89,6 +96,30 @@ void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
     e.it_power = e.compute_it_power;
   }
   e.facility_power = e.it_power * m.site.pue;
+}
+
+void CopyPowerPart(const ClusterEval& from, ClusterEval* to) {
+  ClusterEval& t = *to;
+  t.gpus = from.gpus;
+  t.servers = from.servers;
+  t.spare_servers = from.spare_servers;
+  t.head_nodes = from.head_nodes;
+  t.racks = from.racks;
+  t.pods = from.pods;
+  t.buildings = from.buildings;
+  t.fabric = from.fabric;
+  t.gpu_power = from.gpu_power;
+  t.server_overhead_power = from.server_overhead_power;
+  t.rack_overhead_power = from.rack_overhead_power;
+  t.switch_power = from.switch_power;
+  t.optic_power = from.optic_power;
+  t.network_power = from.network_power;
+  t.compute_it_power = from.compute_it_power;
+  t.storage_power = from.storage_power;
+  t.frontend_power = from.frontend_power;
+  t.head_node_power = from.head_node_power;
+  t.it_power = from.it_power;
+  t.facility_power = from.facility_power;
 }
 
 void AddCost(const Model& m, ClusterEval* out) {

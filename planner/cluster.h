@@ -99,4 +99,8 @@ units::Power MeasuredItPower(const Model& model, const ClusterEval& eval);
 void AddCost(const Model& model, ClusterEval* eval);
 void AddCompute(const Model& model, ClusterEval* eval);
 
+// Copies what EvaluatePower writes (counts, fabric, power) from `from` to `to`: all the solver
+// needs of a probe's evaluation before AddCost and AddCompute fill in the rest.
+void CopyPowerPart(const ClusterEval& from, ClusterEval* to);
+
 }  // namespace dcplan

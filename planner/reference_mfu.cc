@@ -78,9 +78,19 @@ int64_t ReferenceMfuModel::BatchAt(int64_t gpus) const {
 }
 
 absl::StatusOr<SearchResult> ReferenceMfuModel::SearchAt(int64_t gpus) const {
+  {
+    absl::MutexLock lock(&search_mu_);
+    auto it = searches_.find(gpus);
+    if (it != searches_.end()) return it->second;
+  }
+  // Two threads may search the same size at once; both find the same result.
   WorkloadModel w = workload_;
   w.global_batch = BatchAt(gpus);
-  return SearchParallelism(w, hardware_, gpus);
+  absl::StatusOr<SearchResult> result = SearchParallelism(w, hardware_, gpus);
+  absl::MutexLock lock(&search_mu_);
+  if (searches_.size() >= 4096) searches_.clear();
+  searches_.emplace(gpus, result);
+  return result;
 }
 
 double ReferenceMfuModel::ExactMfu(int64_t gpus) const {

@@ -64,7 +64,8 @@ class ReferenceMfuModel final : public MfuModel {
   // The job's global batch on `gpus` GPUs, in sequences.
   int64_t BatchAt(int64_t gpus) const;
   // The full search on `gpus` GPUs (the job with BatchAt(gpus)): the split a plan of that size
-  // reports, or why nothing fits.
+  // reports, or why nothing fits. Remembered per size (a plan's note asks for it on every solve;
+  // the search costs milliseconds), thread-safe.
   absl::StatusOr<SearchResult> SearchAt(int64_t gpus) const;
   // The searched MFU at `gpus` without the table (for tests and the plan's exact figure).
   double ExactMfu(int64_t gpus) const;
@@ -85,6 +86,9 @@ class ReferenceMfuModel final : public MfuModel {
   mutable std::array<std::atomic<double>, kEntries> mfu_;  // NaN until searched
   mutable absl::Mutex mu_;
   mutable std::unordered_map<int64_t, double> exact_ ABSL_GUARDED_BY(mu_);
+  mutable absl::Mutex search_mu_;
+  mutable std::unordered_map<int64_t, absl::StatusOr<SearchResult>> searches_
+      ABSL_GUARDED_BY(search_mu_);
   mutable std::once_flag candidates_once_;
   mutable std::vector<double> candidates_;
 };

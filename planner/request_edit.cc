@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -15,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "base/field_checks.h"
 #include "base/text.h"
 #include "google/protobuf/descriptor.h"
@@ -421,7 +423,9 @@ const std::vector<std::string>& AllScalarPaths() {
   return *paths;
 }
 
-absl::StatusOr<FieldRef> ResolveField(absl::string_view text) {
+namespace {
+
+absl::StatusOr<FieldRef> ResolveFieldUncached(absl::string_view text) {
   const std::string path = ResolveAlias(absl::StripAsciiWhitespace(text));
   FieldRef ref;
   const Descriptor* d = PlanRequest::descriptor();
@@ -467,6 +471,27 @@ absl::StatusOr<FieldRef> ResolveField(absl::string_view text) {
     d = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? f->message_type() : nullptr;
   }
   ref.path = path;
+  return ref;
+}
+
+}  // namespace
+
+absl::StatusOr<FieldRef> ResolveField(absl::string_view text) {
+  // Paths resolve the same way every time (the schema is fixed), and the ledger resolves ~150 a
+  // plan: resolved paths are kept (errors are not; the cache starts over past 4,096 texts).
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* cache = new std::unordered_map<std::string, FieldRef>();
+  {
+    absl::MutexLock lock(&mu);
+    auto it = cache->find(std::string(text));
+    if (it != cache->end()) return it->second;
+  }
+  absl::StatusOr<FieldRef> ref = ResolveFieldUncached(text);
+  if (ref.ok()) {
+    absl::MutexLock lock(&mu);
+    if (cache->size() >= 4096) cache->clear();
+    cache->emplace(std::string(text), *ref);
+  }
   return ref;
 }
 

@@ -412,7 +412,7 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
   }
   if (s.servers == low) {
     // Counts and power are done; add what the caps did not need.
-    if (search.low_eval_is_scratch()) s.eval = search.low_eval();
+    if (search.low_eval_is_scratch()) CopyPowerPart(search.low_eval(), &s.eval);
     AddCost(m, &s.eval);
     AddCompute(m, &s.eval);
   } else {

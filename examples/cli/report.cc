@@ -14,6 +14,7 @@
 #include "examples/cli/flags.h"
 #include "planner/ledger.h"
 #include "planner/plan.h"
+#include "planner/sweep/headline.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -271,17 +272,28 @@ void AppendScaleTableRow(const ScaleRow& row, std::string* s) {
       row.power().facility_power_watts() / 1e6);
 }
 
+// The scale CSV's columns are a selection of the headline row's (planner/sweep/headline.h), read
+// from each row by the column's path; counts as whole numbers, other figures with 17 digits.
 std::string ScaleCsvHeader() {
-  return "gpu_count,server_count,rack_count,peak_flops_per_second,mfu,realized_flops_per_second,"
-         "it_power_watts,facility_power_watts,capex_usd,tco_usd\n";
+  std::string s;
+  for (const HeadlineColumn* c : ScaleCsvColumns())
+    absl::StrAppend(&s, s.empty() ? "" : ",", c->name);
+  return s + "\n";
 }
 
 void AppendScaleCsvRow(const ScaleRow& row, std::string* s) {
-  absl::StrAppendFormat(
-      s, "%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", row.counts().gpu_count(),
-      row.counts().server_count(), row.counts().rack_count(), row.compute().peak_flops_per_second(),
-      row.compute().mfu(), row.compute().realized_flops_per_second(), row.power().it_power_watts(),
-      row.power().facility_power_watts(), row.cost().capex_usd(), row.cost().tco_usd());
+  bool first = true;
+  for (const HeadlineColumn* c : ScaleCsvColumns()) {
+    if (!first) s->push_back(',');
+    first = false;
+    const double v = HeadlineValueAt(*c, row);
+    if (c->kind == HeadlineColumn::Kind::kNumber) {
+      absl::StrAppendFormat(s, "%.17g", v);
+    } else {
+      absl::StrAppend(s, static_cast<int64_t>(v));
+    }
+  }
+  s->push_back('\n');
 }
 
 std::string MfuIntervalNote(const MfuInterval& interval) {

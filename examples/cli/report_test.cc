@@ -4,9 +4,11 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "planner/sweep/headline.h"
 #include "proto/plan.pb.h"
 
 namespace dcplan::cli {
@@ -151,6 +153,34 @@ TEST(PlanTable, ShowsTheMfuIntervalBesideTheMfu) {
   i.set_carried_over(true);
   EXPECT_EQ(MfuIntervalNote(i), " (P10-P90 30.1-32.2%, carried over)");
   EXPECT_EQ(MfuIntervalNote(MfuInterval()), "");
+}
+
+TEST(ScaleCsv, ColumnsComeFromTheHeadlineTable) {
+  // The header is the table's selection (planner/sweep/headline.h), name by name.
+  std::string names;
+  for (const HeadlineColumn* c : ScaleCsvColumns()) {
+    absl::StrAppend(&names, names.empty() ? "" : ",", c->name);
+  }
+  EXPECT_EQ(ScaleCsvHeader(), names + "\n");
+  // A row by hand: the seed's 32,768 GPUs in 4,096 servers and 1,024 racks (SeedPlan), 32.768
+  // EFLOP/s peak at MFU 0.32 -> 10.48576 EFLOP/s; 45,875,200 W IT, x PUE 1.25 = 57,344,000 W;
+  // capex and TCO $1.5B and $2.25B. Counts whole, figures with 17 significant digits.
+  ScaleRow row;
+  row.mutable_counts()->set_gpu_count(32768);
+  row.mutable_counts()->set_server_count(4096);
+  row.mutable_counts()->set_rack_count(1024);
+  row.mutable_compute()->set_peak_flops_per_second(32.768e18);
+  row.mutable_compute()->set_mfu(0.32);
+  row.mutable_compute()->set_realized_flops_per_second(10.48576e18);
+  row.mutable_power()->set_it_power_watts(45875200);
+  row.mutable_power()->set_facility_power_watts(57344000);
+  row.mutable_cost()->set_capex_usd(1.5e9);
+  row.mutable_cost()->set_tco_usd(2.25e9);
+  std::string csv;
+  AppendScaleCsvRow(row, &csv);
+  EXPECT_EQ(csv,
+            "32768,4096,1024,3.2768e+19,0.32000000000000001,1.048576e+19,45875200,"
+            "57344000,1500000000,2250000000\n");
 }
 
 }  // namespace

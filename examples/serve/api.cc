@@ -614,18 +614,7 @@ ApiResponse UncertainSweep(const Sweep& sweep, const SweepRequest& request, bool
           p->set_error(std::string(r.status.message()));
           return absl::OkStatus();
         }
-        const ::dcplan::Plan& plan = r.plan;
-        p->set_gpu_count(plan.counts().gpu_count());
-        p->set_server_count(plan.counts().server_count());
-        p->set_it_power_watts(plan.power().it_power_watts());
-        p->set_facility_power_watts(plan.power().facility_power_watts());
-        p->set_peak_flops_per_second(plan.compute().peak_flops_per_second());
-        p->set_mfu(plan.compute().mfu());
-        p->set_realized_flops_per_second(plan.compute().realized_flops_per_second());
-        p->set_capex_usd(plan.cost().capex_usd());
-        p->set_opex_usd_per_year(plan.cost().opex_usd_per_year());
-        p->set_tco_usd(plan.cost().tco_usd());
-        p->set_binding_constraint(plan.binding_constraint());
+        SetSweepPointFigures(r.plan, p);  // the headline columns (planner/sweep/headline.h)
         *p->mutable_distribution() = r.distribution;
         return absl::OkStatus();
       });
@@ -701,17 +690,7 @@ ApiResponse SweepEndpoint(const ApiRequest& http, bool binary, int64_t max_point
         p->set_error(std::string(row.status.message()));
         continue;
       }
-      p->set_gpu_count(static_cast<uint64_t>(row.gpus));
-      p->set_server_count(static_cast<uint64_t>(row.servers));
-      p->set_it_power_watts(units::InWatts(row.it_power));
-      p->set_facility_power_watts(units::InWatts(row.facility_power));
-      p->set_peak_flops_per_second(units::InFlopsPerSecond(row.peak));
-      p->set_mfu(units::InFraction(row.mfu));
-      p->set_realized_flops_per_second(units::InFlopsPerSecond(row.realized));
-      p->set_capex_usd(units::InUsd(row.capex));
-      p->set_opex_usd_per_year(units::InUsdPerYear(row.opex_rate));
-      p->set_tco_usd(units::InUsd(row.tco));
-      p->set_binding_constraint(row.binding);
+      SetSweepPointFigures(row, p);  // the headline columns (planner/sweep/headline.h)
     }
     return absl::OkStatus();
   });

@@ -2,9 +2,12 @@
 
 #include <charconv>
 #include <iterator>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/numbers.h"
+#include "google/protobuf/descriptor.h"
 #include "units/units.h"
 
 namespace dcplan {
@@ -55,9 +58,118 @@ constexpr HeadlineColumn kColumns[] = {
      [](const SweepRow& r) { return static_cast<double>(r.binding); }},
 };
 
+// `dcplan scale --format=csv`'s columns, by name, in its order.
+constexpr const char* kScaleCsvColumns[] = {"gpu_count",
+                                            "server_count",
+                                            "rack_count",
+                                            "peak_flops_per_second",
+                                            "mfu",
+                                            "realized_flops_per_second",
+                                            "it_power_watts",
+                                            "facility_power_watts",
+                                            "capex_usd",
+                                            "tco_usd"};
+
+using google::protobuf::FieldDescriptor;
+
+// Each column's field in SweepPoint, by name, in the table's order.
+const std::vector<const FieldDescriptor*>& SweepPointFields() {
+  static const auto* fields = [] {
+    auto* out = new std::vector<const FieldDescriptor*>();
+    for (const HeadlineColumn& c : kColumns) {
+      out->push_back(SweepPoint::descriptor()->FindFieldByName(c.name));
+    }
+    return out;
+  }();
+  return *fields;
+}
+
+void SetField(const FieldDescriptor* f, double v, SweepPoint* point) {
+  if (f == nullptr) return;
+  const google::protobuf::Reflection* r = point->GetReflection();
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_UINT64:
+      r->SetUInt64(point, f, static_cast<uint64_t>(v));
+      break;
+    case FieldDescriptor::CPPTYPE_INT64:
+      r->SetInt64(point, f, static_cast<int64_t>(v));
+      break;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      r->SetDouble(point, f, v);
+      break;
+    case FieldDescriptor::CPPTYPE_ENUM:
+      r->SetEnumValue(point, f, static_cast<int>(v));
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
 absl::Span<const HeadlineColumn> HeadlineColumns() { return kColumns; }
+
+const HeadlineColumn* FindHeadlineColumn(absl::string_view name) {
+  for (const HeadlineColumn& c : kColumns) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+double HeadlineValueAt(const HeadlineColumn& column, const google::protobuf::Message& message) {
+  const google::protobuf::Message* m = &message;
+  const std::vector<absl::string_view> parts = absl::StrSplit(column.plan_path, '.');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const FieldDescriptor* f = m->GetDescriptor()->FindFieldByName(std::string(parts[i]));
+    if (f == nullptr || f->is_repeated()) return 0.0;
+    const google::protobuf::Reflection* r = m->GetReflection();
+    if (i + 1 < parts.size()) {
+      if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) return 0.0;
+      m = &r->GetMessage(*m, f);
+      continue;
+    }
+    switch (f->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_UINT64:
+        return static_cast<double>(r->GetUInt64(*m, f));
+      case FieldDescriptor::CPPTYPE_INT64:
+        return static_cast<double>(r->GetInt64(*m, f));
+      case FieldDescriptor::CPPTYPE_UINT32:
+        return static_cast<double>(r->GetUInt32(*m, f));
+      case FieldDescriptor::CPPTYPE_INT32:
+        return static_cast<double>(r->GetInt32(*m, f));
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        return r->GetDouble(*m, f);
+      case FieldDescriptor::CPPTYPE_ENUM:
+        return static_cast<double>(r->GetEnumValue(*m, f));
+      default:
+        return 0.0;
+    }
+  }
+  return 0.0;
+}
+
+void SetSweepPointFigures(const SweepRow& row, SweepPoint* point) {
+  const std::vector<const FieldDescriptor*>& fields = SweepPointFields();
+  for (size_t i = 0; i < std::size(kColumns); ++i) {
+    SetField(fields[i], kColumns[i].from_row(row), point);
+  }
+}
+
+void SetSweepPointFigures(const Plan& plan, SweepPoint* point) {
+  const std::vector<const FieldDescriptor*>& fields = SweepPointFields();
+  for (size_t i = 0; i < std::size(kColumns); ++i) {
+    SetField(fields[i], kColumns[i].from_plan(plan), point);
+  }
+}
+
+absl::Span<const HeadlineColumn* const> ScaleCsvColumns() {
+  static const auto* columns = [] {
+    auto* out = new std::vector<const HeadlineColumn*>();
+    for (const char* name : kScaleCsvColumns) out->push_back(FindHeadlineColumn(name));
+    return out;
+  }();
+  return *columns;
+}
 
 std::string HeadlineCsvHeader() {
   std::string s;

@@ -15,9 +15,12 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "google/protobuf/message.h"
 #include "planner/sweep/sweep.h"
 #include "proto/plan.pb.h"
+#include "proto/service.pb.h"
 
 namespace dcplan {
 
@@ -43,5 +46,21 @@ void AppendHeadlineValue(const HeadlineColumn& column, double value, std::string
 
 // Appends the plan's row, comma-separated (no newline).
 void AppendHeadlineCsvRow(const Plan& plan, std::string* out);
+
+// The column named `name`; null when there is none.
+const HeadlineColumn* FindHeadlineColumn(absl::string_view name);
+
+// The column's value read through its plan_path from any message that has that path: a Plan, or a
+// ScaleRow (counts, compute, power, cost as in a Plan). 0 when the path is not in the message.
+double HeadlineValueAt(const HeadlineColumn& column, const google::protobuf::Message& message);
+
+// SweepPoint (proto/service.proto) carries the headline columns as fields of the same names: these
+// set each of them from a sweep's row or a plan (values, error and distribution are the caller's).
+void SetSweepPointFigures(const SweepRow& row, SweepPoint* point);
+void SetSweepPointFigures(const Plan& plan, SweepPoint* point);
+
+// `dcplan scale`'s CSV: a selection of the headline columns, in its own order (the sizes' figures,
+// without the caps' binding constraint), read from each ScaleRow by the column's plan_path.
+absl::Span<const HeadlineColumn* const> ScaleCsvColumns();
 
 }  // namespace dcplan

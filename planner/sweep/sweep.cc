@@ -444,6 +444,9 @@ class Sweep::Impl::ChunkSolver {
     // innermost axis.
     int64_t last = -1, before = -1;
     int64_t last_at = -2, before_at = -2;
+    // Per axis, the index of the value patched into the model and request (-1: none yet, the
+    // stand-in): a value is applied only when it changes.
+    std::vector<int64_t> applied;
   };
   static constexpr size_t kCacheEntries = 8;
 
@@ -462,6 +465,7 @@ class Sweep::Impl::ChunkSolver {
       *entry = Entry();
     }
     entry->combo = combo;
+    entry->applied.assign(s_.axes.size(), -1);
     auto request = s_.RequestFor(p, /*all=*/false, &plan_.stand_in);
     entry->model = request.ok() ? BuildModel(*request) : request.status();
     if (request.ok()) entry->request = *std::move(request);
@@ -488,8 +492,11 @@ class Sweep::Impl::ChunkSolver {
     if (!entry.model.ok()) return FailRow(entry.model.status(), row);
     Model& model = *entry.model;
     for (int a : plan_.fast_axes) {
+      if (entry.applied[a] == idx[a]) continue;
+      entry.applied[a] = -1;
       absl::Status patched = Patch(s_.fast[a], s_.axes[a].values[idx[a]], &entry.request, &model);
       if (!patched.ok()) return FailRow(std::move(patched), row);
+      entry.applied[a] = idx[a];
     }
     const int64_t at = idx[plan_.inner];
     int64_t guess = entry.last;
