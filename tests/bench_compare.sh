@@ -49,6 +49,8 @@ BENCHMARKS=(
   //planner:solver_benchmark
   //planner:parallelism_search_benchmark
   //planner/sweep:sweep_benchmark
+  //planner/sweep:monte_carlo_benchmark
+  //planner:reference_mfu_benchmark
   //examples/serve:serve_benchmark
   //examples:dcplan
 )
