@@ -713,8 +713,14 @@ def main():
                                        '{children: []}).children].map(td => td.innerText)')
         check('uncertain inputs: the page shows dcplan fit\'s P10 / P50 / P90 GPUs', shown_range == expected_range,
               '%r vs %r' % (shown_range, expected_range))
-        check('the tornado draws a bar per uncertain input', browser.evaluate(
-            'document.querySelectorAll("#tornado rect.tbar").length') == bars == len(uncertain))
+        # One bar per uncertain input plus the row for the efficiency model's own error
+        # (mfu_model_error), as dcplan fit --sensitivity lists them.
+        tornado_bars = browser.evaluate('document.querySelectorAll("#tornado rect.tbar").length')
+        tornado_labels = browser.evaluate('[...document.querySelectorAll("#tornado text.bar-label")]'
+                                          '.map(t => t.textContent)')
+        check('the tornado draws a bar per uncertain input and one for the MFU model error',
+              tornado_bars == bars == len(uncertain) + 1 and 'mfu_model_error' in tornado_labels,
+              'page %r bars, CLI %r, labels %r' % (tornado_bars, bars, tornado_labels))
         check('the URL keeps them as --uncertain and --sensitivity',
               'uncertain=pue%3Duniform' in browser.evaluate('location.href') and
               'sensitivity=true' in browser.evaluate('location.href'))
