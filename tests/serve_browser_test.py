@@ -148,8 +148,10 @@ class Browser:
             raise RuntimeError('page threw: ' + json.dumps(result['exceptionDetails'])[:500])
         return result['result'].get('value')
 
-    def wait_for(self, expression, timeout=10):
-        """Polls `expression` until it is truthy; returns its last value."""
+    def wait_for(self, expression, timeout=30):
+        """Polls `expression` until it is truthy; returns its last value. The default wait is
+        generous: under `bazel test //...` on two cores the server shares them with every other
+        test, and a passing wait returns as soon as the page answers."""
         end = time.monotonic() + remaining(timeout)
         value = None
         while time.monotonic() < end:
