@@ -139,6 +139,20 @@ const Default* FindDefault(absl::string_view path) {
   return nullptr;
 }
 
+// Inputs that enter only the money (AddCost, and the budget cap through it): the prices and the
+// cost model. The annual PUE prices the energy only; the power caps read site.pue.
+bool MoneyOnly(absl::string_view path) {
+  return absl::StartsWith(path, "costs.") || path == "site.annual_pue" ||
+         path == "hardware.accelerator.price_usd" || path == "hardware.server.price_usd" ||
+         path == "hardware.server.non_gpu_price_usd" || path == "hardware.rack.price_usd" ||
+         path == "hardware.network.switch_price_usd" ||
+         path == "hardware.network.optic_price_usd" ||
+         path == "hardware.network.copper_cable_end_price_usd" ||
+         path == "hardware.auxiliary.storage_price_fraction" ||
+         path == "hardware.auxiliary.frontend_network_price_fraction" ||
+         path == "hardware.auxiliary.head_node_price_usd";
+}
+
 // The objective a plan maximizes, for influence.
 double Objective(const Model& model, const ClusterEval& eval) {
   return model.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE
@@ -298,7 +312,10 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     // and re-solving for them would only search the reference job again.
     const bool mfu_only =
         absl::StartsWith(path, "hardware.calibration.") || absl::StartsWith(path, "efficiency.");
-    if (mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) {
+    // Without a budget cap no price or cost reaches the GPU count or realized compute: solving
+    // again would give the same plan, so the influence is 0 without it (a third of the ledger).
+    const bool money_only = MoneyOnly(path) && !model.caps.has_budget;
+    if ((mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) || money_only) {
       if (influence) a->set_influence(0);
     } else if (influence && !(request.has_workload() && workload_field)) {
       a->set_influence(Influence(*moved, *field, value, base));

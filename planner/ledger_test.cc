@@ -30,6 +30,72 @@ Plan Fit(PlanRequest request) {
   return plan.ok() ? *plan : Plan();
 }
 
+// The ledger gives prices and costs no influence without solving again when there is no budget cap
+// (planner/ledger.cc, MoneyOnly). What that stands for, checked the slow way on every preset, under
+// a power cap, for both objectives: each of those inputs moved by +10% and the request rebuilt and
+// solved from scratch gives the same GPU count and the same realized FLOP/s, bit for bit, so the
+// influence the full re-solve would report is 0.
+TEST(Ledger, PricesAndCostsMoveNothingWithoutABudgetCapSolvedAgain) {
+  const char* money[] = {"costs.facility_usd_per_it_watt",
+                         "costs.electricity_usd_per_kwh",
+                         "costs.average_utilization",
+                         "costs.horizon_years",
+                         "costs.wacc",
+                         "costs.it_life_years",
+                         "costs.facility_life_years",
+                         "costs.it_maintenance_fraction_per_year",
+                         "site.annual_pue",
+                         "hardware.accelerator.price_usd",
+                         "hardware.server.price_usd",
+                         "hardware.server.non_gpu_price_usd",
+                         "hardware.rack.price_usd",
+                         "hardware.network.switch_price_usd",
+                         "hardware.network.optic_price_usd",
+                         "hardware.network.copper_cable_end_price_usd",
+                         "hardware.auxiliary.storage_price_fraction",
+                         "hardware.auxiliary.head_node_price_usd"};
+  int compared = 0;
+  for (const std::string& preset : PresetNames()) {
+    for (Objective objective : {OBJECTIVE_MAX_GPUS, OBJECTIVE_MAX_REALIZED_COMPUTE}) {
+      PlanRequest r = LoadPreset(preset).value();
+      ASSERT_THAT(SetField("power", "60MW", "--power", &r), IsOk());
+      r.mutable_constraints()->set_budget_usd(0);
+      r.mutable_constraints()->set_objective(objective);
+      auto base_model = BuildModel(r);
+      ASSERT_THAT(base_model.status(), IsOk()) << preset;
+      auto base = Solve(*base_model);
+      ASSERT_THAT(base.status(), IsOk()) << preset;
+      for (const char* path : money) {
+        auto field = ResolveField(path);
+        ASSERT_THAT(field.status(), IsOk()) << path;
+        const double value = GetNumber(r, *field);
+        PlanRequest moved = r;
+        // A price the preset leaves at 0 gets one, as +10% of nothing would not move it.
+        ASSERT_THAT(SetNumber(*field, value > 0 ? value * 1.1 : 0.5, &moved), IsOk()) << path;
+        auto model = BuildModel(moved);
+        if (!model.ok())
+          continue;  // invalid moved (a utilization of 1.1): the ledger tries no other
+        auto again = Solve(*model);
+        ASSERT_THAT(again.status(), IsOk()) << preset << " " << path;
+        EXPECT_EQ(again->eval.gpus, base->eval.gpus) << preset << " " << path;
+        EXPECT_EQ(units::InFlopsPerSecond(again->eval.realized),
+                  units::InFlopsPerSecond(base->eval.realized))
+            << preset << " " << path;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+  // And the ledger reports 0 for them, while the PUE, which the power cap reads, moves the answer.
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  ASSERT_THAT(SetField("power", "60MW", "--power", &r), IsOk());
+  const Plan plan = Fit(r);
+  for (const char* path : money) {
+    if (const Assumption* a = Find(plan, path)) EXPECT_EQ(a->influence(), 0) << path;
+  }
+  EXPECT_GT(Find(plan, "site.pue")->influence(), 0.05);
+}
+
 TEST(Ledger, NamesTheSiteAssumptionsAndWhereTheyCameFrom) {
   PlanRequest r = LoadPreset("h100-dgx").value();
   ASSERT_THAT(SetField("power", "100MW", "--power", &r), IsOk());
