@@ -153,6 +153,16 @@ bool MoneyOnly(absl::string_view path) {
          path == "hardware.auxiliary.head_node_price_usd";
 }
 
+// Hardware figures that only the compute model reads (the peak in AddCompute, the rest in the
+// training-step model behind MFU): no power, count or price depends on them.
+bool ComputeOnly(absl::string_view path) {
+  return path == "hardware.accelerator.peak_flops_per_second" ||
+         path == "hardware.accelerator.peak_fp8_flops_per_second" ||
+         path == "hardware.accelerator.hbm_bytes" ||
+         path == "hardware.accelerator.hbm_bandwidth_bytes_per_second" ||
+         path == "hardware.network.scale_up_bandwidth_bytes_per_second";
+}
+
 // The objective a plan maximizes, for influence.
 double Objective(const Model& model, const ClusterEval& eval) {
   return model.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE
@@ -310,8 +320,8 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
         absl::StartsWith(path, "workload.") || absl::StartsWith(path, "hardware.calibration.");
     // MFU never moves the GPU count: under the most-GPUs objective its inputs have no influence,
     // and re-solving for them would only search the reference job again.
-    const bool mfu_only =
-        absl::StartsWith(path, "hardware.calibration.") || absl::StartsWith(path, "efficiency.");
+    const bool mfu_only = absl::StartsWith(path, "hardware.calibration.") ||
+                          absl::StartsWith(path, "efficiency.") || ComputeOnly(path);
     // Without a budget cap no price or cost reaches the GPU count or realized compute: solving
     // again would give the same plan, so the influence is 0 without it (a third of the ledger).
     const bool money_only = MoneyOnly(path) && !model.caps.has_budget;
