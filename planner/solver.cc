@@ -364,20 +364,24 @@ void PreferRealizedCompute(const Model& m, int64_t low, Solution* solution) {
       }
     }
     // A plateau: past a workload's largest useful split GPUs only idle, so realized compute is
-    // flat and a size well below the best one found reaches the same rate. When one server fewer
-    // still reaches it, bisect [1, best] for the first size that does (the plateau's start).
+    // flat and a size well below the best one found reaches the same rate. Search [1, best] for
+    // the first size that reaches it (the plateau's start): the last size that falls short is
+    // found bit by bit from the highest, so every size probed is `below` plus a power of two, the
+    // same sizes whatever `best` is within a power of two. A Monte Carlo over the caps or the PUE
+    // moves `best` from sample to sample; the efficiency model remembers each size it searched, so
+    // after the first sample only the size at the caps is new (not a dozen bisection midpoints).
     const auto rate_at = [&](int64_t n) {
       return units::InFlopsPerSecond(EvaluateCluster(m, n * gps).realized);
     };
     const double reach = best_rate - 1e-12 * std::abs(best_rate);
-    if (best > 1 && best_rate > 0 && rate_at(best - 1) >= reach) {
+    if (best > 1 && best_rate > 0) {
       int64_t below = 0;  // 0, or a size whose rate falls short
-      int64_t at = best - 1;
-      while (at - below > 1) {
-        const int64_t mid = below + (at - below) / 2;
-        (rate_at(mid) >= reach ? at : below) = mid;
+      int64_t step = 1;
+      while (step <= (best - 1) / 2) step *= 2;
+      for (; step >= 1; step /= 2) {
+        if (below + step < best && rate_at(below + step) < reach) below += step;
       }
-      best = at;
+      best = below + 1;
     }
     if (best != low) {
       s.servers = best;

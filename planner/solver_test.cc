@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_matchers.h"
@@ -287,6 +290,48 @@ TEST(Solver, MaxRealizedComputeStopsWhereMoreGpusDeliverLess) {
   EXPECT_EQ(s.servers, best_n);
   EXPECT_EQ(s.binding, BINDING_CONSTRAINT_DIMINISHING_RETURNS);
   EXPECT_NEAR(static_cast<double>(s.eval.gpus), 2081.0, 8.0);
+}
+
+// A workload's realized compute stops growing at its largest useful split: MFU(G) = 0.5 x
+// min(G, 2,000) / G, so G x MFU is flat from 2,000 GPUs (250 servers of 8) on. It remembers every
+// size it is asked for, as the workload model's cache does.
+class PlateauMfu final : public MfuModel {
+ public:
+  units::Ratio MfuAt(int64_t gpus) const override {
+    asked_.insert(gpus);
+    return units::Fraction(gpus <= 0 ? 0.0
+                                     : 0.5 * static_cast<double>(std::min<int64_t>(gpus, 2000)) /
+                                           static_cast<double>(gpus));
+  }
+  std::string Describe() const override { return "plateau at 2,000 GPUs"; }
+  std::vector<double> RealizedComputeCandidates() const override { return {}; }
+  mutable std::set<int64_t> asked_;
+};
+
+TEST(Solver, ThePlateauSearchProbesTheSameSizesWhateverTheCap) {
+  PlanRequest r = SeedWith(R"pb(
+    constraints { power_cap_watts: 5e6 objective: OBJECTIVE_MAX_REALIZED_COMPUTE })pb");
+  Model m = BuildModel(r).value();
+  auto plateau = std::make_shared<PlateauMfu>();
+  m.mfu = plateau;
+  m.realized_candidates.clear();
+  // 5 MW of 1.4 kW GPUs is 3,571 GPUs, 446 servers; realized compute is flat from 250 servers, so
+  // the answer is 250 servers (the plateau's start), stopped by diminishing returns.
+  Solution s = Solve(m).value();
+  EXPECT_EQ(s.largest_feasible_servers, 446);
+  EXPECT_EQ(s.servers, 250);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_DIMINISHING_RETURNS);
+  // Caps that move the largest size within the same power of two (257 .. 511 servers, as a Monte
+  // Carlo over the PUE does): the plateau's search asks for the same sizes, so each new cap costs
+  // the efficiency model only the size at the cap (and, for the cap's own solve, its neighbour
+  // above it, which the caps need anyway), never a new set of bisection midpoints.
+  for (double watts : {4.0e6, 4.4e6, 5.3e6, 5.6e6}) {
+    const size_t before = plateau->asked_.size();
+    m.caps.power_cap = units::Watts(watts);
+    Solution again = Solve(m).value();
+    EXPECT_EQ(again.servers, 250) << watts;
+    EXPECT_LE(plateau->asked_.size() - before, 2u) << watts;
+  }
 }
 
 }  // namespace
