@@ -12,7 +12,10 @@
 //   - the discrete step (Plan.next_step): when one more server would need a new network tier or a
 //     new building, what that step adds in power and capex.
 // Everything is computed by solving again (planner/solver.h), never by a formula of its own, so it
-// agrees with the solver by construction.
+// agrees with the solver by construction. The one shortcut: an input the objective cannot read gets
+// influence 0 without a solve (a price or a cost without a budget cap; a figure only the compute
+// model reads, such as HBM, under the most-GPUs objective), which is what solving again would give
+// (ledger_test checks that by full re-solves on every preset).
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(Plan plan, SolvePlan(request));   // SolvePlan calls Explain
@@ -33,7 +36,8 @@ namespace dcplan {
 // What Explain computes; each part costs a few extra solves.
 struct ExplainOptions {
   bool assumptions = true;
-  // Influence re-solves once per number in the ledger; without it every influence is 0.
+  // Influence re-solves once per number in the ledger that can move the objective; without it
+  // every influence is 0.
   bool influence = true;
   bool marginal = true;
   bool next_step = true;
