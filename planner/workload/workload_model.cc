@@ -442,20 +442,46 @@ inline units::ComputeRate Fp8GemmCeiling(const WorkloadModel& w, const TrainingH
   return ratio * hw.peak * hw.calibration.kernel_efficiency;
 }
 
-inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardware& hw,
-                                   const ParallelConfig& c) {
-  const CalibrationModel& cal = hw.calibration;
-  StepContext x;
+// The scale-out link's slowdown for a group of `group` consecutive GPUs: the leaf's
+// oversubscription once the group leaves its leaf, and each oversubscribed tier's above whose
+// block it outgrows (Meta's 1:7 above 3,072-GPU pods): every GPU of the group sends at once, so the
+// uplinks share out.
+inline double ScaleOutSlowdown(const TrainingHardware& hw, int64_t group) {
+  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
+  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
+  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
+    slowdown *= hw.upper_oversubscription[i];
+  }
+  return slowdown;
+}
+
+// The fields of the context that depend on the configuration beyond (tp, cp, micro-batch), and
+// the workload's counts: cheap, worked out per configuration. The scale-out link slows by the
+// data-parallel group's ScaleOutSlowdown.
+inline void SetConfigContext(const WorkloadModel& w, const TrainingHardware& hw,
+                             const ParallelConfig& c, DataRate scale_out_bandwidth,
+                             StepContext& x) {
   x.t = D(c.tp), x.p = D(c.pp), x.d = D(c.dp), x.v = D(c.virtual_stages), x.cp = D(c.cp);
   x.ep = D(c.ep);
   x.s = D(w.seq_len), x.h = D(w.hidden), x.a = D(w.heads), x.f = D(w.ffn_hidden);
   x.vocab = D(w.vocab), x.l = D(w.layers);
-  x.kv = x.h * D(w.kv_heads) / x.a;
-  // Tokens per micro-batch on one GPU: context parallelism splits each sequence cp ways.
-  x.tok = D(c.micro_batch) * x.s / x.cp;
   x.full = c.recompute == RECOMPUTE_FULL;
   x.selective = c.recompute == RECOMPUTE_SELECTIVE;
   x.partial = c.recompute == RECOMPUTE_PARTIAL;
+  x.out = Link{scale_out_bandwidth / ScaleOutSlowdown(hw, c.tp * c.cp * c.dp),
+               hw.calibration.scale_out_latency};
+  x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
+  x.zero = c.zero >= 0 ? c.zero : w.framework_zero;
+}
+
+inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardware& hw,
+                                   const ParallelConfig& c) {
+  const CalibrationModel& cal = hw.calibration;
+  StepContext x;
+  SetConfigContext(w, hw, c, hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency, x);
+  x.kv = x.h * D(w.kv_heads) / x.a;
+  // Tokens per micro-batch on one GPU: context parallelism splits each sequence cp ways.
+  x.tok = D(c.micro_batch) * x.s / x.cp;
   x.gemm =
       GemmCost{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units), w.precision};
   x.linear = w.fp8 ? GemmCost{Fp8GemmCeiling(w, hw), cal.gemm_knee, D(cal.compute_units),
@@ -463,19 +489,23 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
                    : x.gemm;
   x.hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
   x.up = Link{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
-  // The scale-out link slows by the leaf's oversubscription once a data-parallel group leaves its
-  // leaf, and by each oversubscribed tier above whose block it outgrows (Meta's 1:7 above
-  // 3,072-GPU pods): every GPU of the group sends at once, so the uplinks share out.
-  const int64_t group = c.tp * c.cp * c.dp;
-  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
-  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
-  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
-    slowdown *= hw.upper_oversubscription[i];
-  }
-  x.out = Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
-               cal.scale_out_latency};
-  x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
-  x.zero = c.zero >= 0 ? c.zero : w.framework_zero;
+  return x;
+}
+
+// MakeStepContext from the kernels' share of it (LayerKernels): the same context, bit for bit.
+inline StepContext ContextFromKernels(const WorkloadModel& w, const TrainingHardware& hw,
+                                      const ParallelConfig& c, const LayerKernels& k) {
+  const CalibrationModel& cal = hw.calibration;
+  StepContext x;
+  SetConfigContext(w, hw, c, k.scale_out_bandwidth, x);
+  x.kv = k.kv_width;
+  x.tok = k.tokens;
+  x.gemm = GemmCost{k.gemm_ceiling, cal.gemm_knee, D(cal.compute_units), w.precision};
+  x.linear =
+      w.fp8 ? GemmCost{k.linear_ceiling, cal.gemm_knee, D(cal.compute_units), units::Bytes(1.0)}
+            : x.gemm;
+  x.hbm_rate = k.hbm_rate;
+  x.up = Link{k.scale_up_bandwidth, cal.scale_up_latency};
   return x;
 }
 
@@ -497,6 +527,55 @@ struct LayerTimes {
   Time out_memory;
   Time out_total;
 };
+
+// The layer's memory-bound HBM traffic and kernel overheads under recomputation `full` or
+// `selective`, from the kernels' elements per token.
+inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x,
+                        const LayerKernels& k, bool full, bool selective) {
+  const double tok = x.tok;
+  // One forward pass's traffic per token (LayerKernels); the backward pass moves twice as much;
+  // full recomputation adds one forward pass, selective the attention scores again.
+  const double layer_elements = tok * (k.memory_elements_per_token * (full ? 4.0 : 3.0) +
+                                       (selective ? k.score_elements_per_token : 0.0) +
+                                       k.fp8_forward_elements_per_token * (full ? 2.0 : 1.0) +
+                                       k.fp8_backward_elements_per_token);
+  // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
+  // is recomputed.
+  return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
+}
+
+// Activations per layer and micro-batch, bytes per token (Korthikanti et al. 2022, by block
+// variant; e = bytes per element). Replicated over tp unless sequence parallel: the two norms'
+// inputs and the QKV and MLP-up inputs (4 h e; the last two 1 byte each with FP8 activations),
+// the norms' fp32 statistics (2 x 8 LayerNorm, 2 x 4 RMSNorm) and, with dropout, the two 1-byte
+// masks (2 h). Split over tp: queries, keys and values (h + 2 kv) and the attention output (h)
+// e, plus an FP8 copy of it (h) with FP8 activations; the MLP's activation input and the MLP-down
+// input (2 f e; gated: the gate and up outputs and the down input, 3 f e; the down input 1 byte
+// with FP8 activations). Without FlashAttention, unless selective recomputation drops them, the
+// softmax output (a s e) and, with dropout, its mask and output (a s (1 + e)). Full
+// recomputation keeps only the layer input (h e) plus one layer's worth while it recomputes.
+// A GPT block at 2 bytes is Korthikanti's 10 h + (8 h + 4 f) + 5 a s (plus the statistics).
+// `keep_scores`: no FlashAttention and no selective recomputation.
+inline Data LayerActivations(const WorkloadModel& w, const StepContext& x, bool keep_scores) {
+  const double t = x.t, s = x.s, h = x.h, a = x.a, f = x.f, tok = x.tok;
+  const double e_bytes = units::InBytes(w.precision);
+  const double rep_div = w.sequence_parallel ? t : 1.0;
+  const double fp8_saving = w.fp8_activations ? e_bytes - 1.0 : 0.0;  // per element kept in FP8
+  const double replicated = 4.0 * h * e_bytes - 2.0 * h * fp8_saving +
+                            2.0 * (w.rms_norm ? 4.0 : 8.0) + (w.dropout ? 2.0 * h : 0.0);
+  const double kv = x.kv;
+  const double attention = (2.0 * h + 2.0 * kv) * e_bytes + (w.fp8_activations ? h : 0.0);
+  const double mlp = (w.gated_mlp ? 3.0 : 2.0) * f * e_bytes - f * fp8_saving;
+  const double scores =
+      keep_scores ? a * s * (e_bytes + (w.dropout ? 1.0 + e_bytes : 0.0)) / t : 0.0;
+  Data layer_all = units::Bytes(tok * (replicated / rep_div + (attention + mlp) / t + scores));
+  // A mixture of experts keeps each token copy's expert activations and the permuted tokens
+  // (moe.h; counted at 2 bytes per element, scaled to the precision).
+  if (w.moe.enabled) {
+    layer_all += units::Bytes(tok * (e_bytes / 2.0) * w.moe.activation_bytes_delta / t);
+  }
+  return layer_all;
+}
 
 // The kernels of one layer and of the output layer that depend on (tp, cp, micro-batch) alone:
 // each weight multiply at its own shape after the tensor-parallel split, tok tokens by the layer's
@@ -604,6 +683,36 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
     k.tensor_parallel_all_reduce =
         AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), x.up, x.out).Total();
   }
+  // The rest of the step's figures that depend on (tp, cp, micro-batch) alone.
+  k.tokens = x.tok;
+  k.kv_width = x.kv;
+  k.gemm_ceiling = x.gemm.ceiling;
+  k.linear_ceiling = x.linear.ceiling;
+  k.hbm_rate = x.hbm_rate;
+  k.scale_up_bandwidth = x.up.bandwidth;
+  k.scale_out_bandwidth = hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency;
+  // The multiplies above are at the shape's parameter count; the layer's own count rescales them
+  // (a mixture of experts: its active parameters over the shape's).
+  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
+  k.params_scale = w.moe.enabled ? w.moe.active_scale : w.layer_params / shape_params;
+  k.layer_memory[0] = LayerMemory(w, cal, x, k, /*full=*/false, /*selective=*/false);
+  k.layer_memory[1] = LayerMemory(w, cal, x, k, /*full=*/false, /*selective=*/true);
+  k.layer_memory[2] = LayerMemory(w, cal, x, k, /*full=*/true, /*selective=*/false);
+  k.layer_activations[0] = LayerActivations(w, x, /*keep_scores=*/false);
+  k.layer_activations[1] = LayerActivations(w, x, /*keep_scores=*/true);
+  const double e_bytes = units::InBytes(w.precision);
+  k.checkpoint_activations = units::Bytes(tok * e_bytes * h / rep_div);
+  k.logits = units::Bytes(8.0 * tok * x.vocab / t);
+  // A pipeline send: the micro-batch's activation, 1/tp of it per rank with scatter-gather (or
+  // sequence parallelism); without sequence parallelism the receiving tensor-parallel group
+  // all-gathers the slices over the scale-up domain.
+  const bool sliced = (w.pipeline_scatter_gather || w.sequence_parallel) && c.tp > 1;
+  k.pipeline_full_message = tok * h * w.precision;
+  k.pipeline_message = sliced ? k.pipeline_full_message / t : k.pipeline_full_message;
+  if (sliced && !w.sequence_parallel) {
+    k.pipeline_gather = OneWayCollective(k.pipeline_full_message, c.tp, c.tp, x.up, x.out).Total();
+  }
+  k.data_parallel_per_domain = c.tp < hw.scale_up_gpus ? hw.scale_up_gpus / c.tp : 1;
   return k;
 }
 
@@ -635,13 +744,9 @@ inline PassTimes ExpertGemms(const WorkloadModel& w, const StepContext& x) {
 // MakeStepContext does for the data-parallel group).
 inline Link GroupScaleOut(const TrainingHardware& hw, int64_t group) {
   const CalibrationModel& cal = hw.calibration;
-  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
-  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
-  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
-    slowdown *= hw.upper_oversubscription[i];
-  }
-  return Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
-              cal.scale_out_latency};
+  return Link{
+      hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / ScaleOutSlowdown(hw, group),
+      cal.scale_out_latency};
 }
 
 // The expert-parallel all-to-all of the mean layer: sets ep and ep_forward. The ep ranks are tp x
@@ -684,13 +789,10 @@ inline void LayerExpertParallel(const WorkloadModel& w, const TrainingHardware& 
 // forward; selective and full recomputation rerun the forward.
 inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const LayerKernels& k,
                          LayerTimes& lt) {
-  const double h = x.h, f = x.f, kv = x.kv;
   const double forwards = x.full ? 2.0 : 1.0;
-  const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
-  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
   // A mixture of experts adds its experts' multiplies (per configuration: their shapes depend on
-  // ep) and scales by its active parameters over the shape's.
-  const double params_scale = w.moe.enabled ? w.moe.active_scale : w.layer_params / shape_params;
+  // ep) and scales by its active parameters over the shape's (LayerKernels' params_scale).
+  const double params_scale = k.params_scale;
   const PassTimes experts = w.moe.enabled ? ExpertGemms(w, x) : PassTimes{};
   lt.dense_fwd = params_scale * (k.dense_forward + experts.forward);
   lt.dense = forwards * lt.dense_fwd + params_scale * (k.dense_backward + experts.backward);
@@ -698,22 +800,6 @@ inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const Lay
   lt.attn_fwd = k.attention_forward;
   const double attn_passes = 3.0 + (x.full || x.selective ? 1.0 : 0.0);
   lt.compute = lt.dense + attn_passes * k.attention_forward;
-}
-
-// The layer's memory-bound HBM traffic and kernel overheads.
-inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x,
-                        const LayerKernels& k) {
-  const double tok = x.tok;
-  const bool full = x.full;
-  // One forward pass's traffic per token (LayerKernels); the backward pass moves twice as much;
-  // full recomputation adds one forward pass, selective the attention scores again.
-  const double layer_elements = tok * (k.memory_elements_per_token * (full ? 4.0 : 3.0) +
-                                       (x.selective ? k.score_elements_per_token : 0.0) +
-                                       k.fp8_forward_elements_per_token * (full ? 2.0 : 1.0) +
-                                       k.fp8_backward_elements_per_token);
-  // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
-  // is recomputed.
-  return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
 }
 
 // Tensor parallel: sets tp and tp_forward.
@@ -783,7 +869,7 @@ inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& 
                                 const LayerKernels& k, StepEstimate& e) {
   LayerTimes lt;
   LayerCompute(w, x, k, lt);
-  lt.memory = LayerMemory(w, hw.calibration, x, k);
+  lt.memory = k.layer_memory[x.full ? 2 : (x.selective ? 1 : 0)];
   LayerTensorParallel(w, hw, c, x, k, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
   if (w.moe.enabled) {
@@ -815,8 +901,9 @@ struct PipelineTimes {
 // --- The slowest stage and the pipeline. ---
 inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHardware& hw,
                                       const ParallelConfig& c, const StepContext& x,
-                                      const LayerTimes& lt, StepEstimate& e) {
-  const double t = x.t, p = x.p, v = x.v, h = x.h, tok = x.tok;
+                                      const LayerKernels& k, const LayerTimes& lt,
+                                      StepEstimate& e) {
+  const double p = x.p, v = x.v;
   const Link& up = x.up;
   const Link& out = x.out;
   PipelineTimes pl;
@@ -833,15 +920,14 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
   Time fill_send = units::Seconds(0.0);  // one send on the fill and drain path, never hidden
   if (c.pp > 1) {
     const bool sliced = (w.pipeline_scatter_gather || w.sequence_parallel) && c.tp > 1;
-    const Data full_message = tok * h * w.precision;
-    const Data message = sliced ? full_message / t : full_message;
+    const Data message = k.pipeline_message;
     const bool inside = c.tp * c.cp * c.dp < hw.scale_up_gpus;
     if (!inside && x.no_fabric) e.infeasible = Infeasible::kNoScaleOut;
     const Link& link = inside ? up : out;
     Time one = message / link.bandwidth + link.latency;
     if (sliced && !w.sequence_parallel) {
       // The receiving tensor-parallel group all-gathers the slices over the scale-up domain.
-      one += OneWayCollective(full_message, c.tp, c.tp, up, out).Total();
+      one += k.pipeline_gather;
     }
     p2p = 2.0 * v * one;
     fill_send = one;
@@ -908,7 +994,8 @@ struct StageParams {
 // whole gradients, never more than the unsharded copy.
 inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
                                         const ParallelConfig& c, const StepContext& x,
-                                        const PipelineTimes& pl, StepEstimate& e) {
+                                        const LayerKernels& k, const PipelineTimes& pl,
+                                        StepEstimate& e) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
   const bool full = x.full;
@@ -935,7 +1022,7 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
   // ranks, tp apart, so a domain of D GPUs holds D / tp of them.
   const int64_t ranks = c.dp * c.cp;
-  const int64_t per_domain = c.tp < hw.scale_up_gpus ? hw.scale_up_gpus / c.tp : 1;
+  const int64_t per_domain = k.data_parallel_per_domain;
   // One collective per gradient bucket; each pays its latency steps. ZeRO-3: one per layer.
   const double bucket_params = w.gradient_bucket_params > 0
                                    ? w.gradient_bucket_params
@@ -1105,51 +1192,26 @@ inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const
 
 // --- Memory per GPU. --- Returns the share of layers recomputed (-1: the attention core only).
 inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
-                             const ParallelConfig& c, const StepContext& x, const LayerTimes& lt,
-                             const PipelineTimes& pl, const StageParams& sp, StepEstimate& e) {
+                             const ParallelConfig& c, const StepContext& x, const LayerKernels& k,
+                             const LayerTimes& lt, const PipelineTimes& pl, const StageParams& sp,
+                             StepEstimate& e) {
   const CalibrationModel& cal = hw.calibration;
-  const double t = x.t, p = x.p, v = x.v, s = x.s, h = x.h, a = x.a, f = x.f;
-  const double tok = x.tok, vocab = x.vocab, m = pl.m;
+  const double p = x.p, v = x.v, m = pl.m;
   const bool full = x.full, selective = x.selective, partial = x.partial;
   e.weights = sp.param_bytes;
   e.gradients = sp.gradient_bytes;
   e.optimizer_state = sp.optimizer_params * units::Bytes(12.0);  // fp32 master, Adam m, v
-  // Activations per layer and micro-batch, bytes per token (Korthikanti et al. 2022, by block
-  // variant; e = bytes per element). Replicated over tp unless sequence parallel: the two norms'
-  // inputs and the QKV and MLP-up inputs (4 h e; the last two 1 byte each with FP8 activations),
-  // the norms' fp32 statistics (2 x 8 LayerNorm, 2 x 4 RMSNorm) and, with dropout, the two 1-byte
-  // masks (2 h). Split over tp: queries, keys and values (h + 2 kv) and the attention output (h)
-  // e, plus an FP8 copy of it (h) with FP8 activations; the MLP's activation input and the MLP-down
-  // input (2 f e; gated: the gate and up outputs and the down input, 3 f e; the down input 1 byte
-  // with FP8 activations). Without FlashAttention, unless selective recomputation drops them, the
-  // softmax output (a s e) and, with dropout, its mask and output (a s (1 + e)). Full
-  // recomputation keeps only the layer input (h e) plus one layer's worth while it recomputes.
-  // A GPT block at 2 bytes is Korthikanti's 10 h + (8 h + 4 f) + 5 a s (plus the statistics).
-  const double e_bytes = units::InBytes(w.precision);
-  const double rep_div = w.sequence_parallel ? t : 1.0;
-  const bool keep_scores = !w.flash_attention && !selective;
-  const double fp8_saving = w.fp8_activations ? e_bytes - 1.0 : 0.0;  // per element kept in FP8
-  const double replicated = 4.0 * h * e_bytes - 2.0 * h * fp8_saving +
-                            2.0 * (w.rms_norm ? 4.0 : 8.0) + (w.dropout ? 2.0 * h : 0.0);
-  const double kv = x.kv;
-  const double attention = (2.0 * h + 2.0 * kv) * e_bytes + (w.fp8_activations ? h : 0.0);
-  const double mlp = (w.gated_mlp ? 3.0 : 2.0) * f * e_bytes - f * fp8_saving;
-  const double scores =
-      keep_scores ? a * s * (e_bytes + (w.dropout ? 1.0 + e_bytes : 0.0)) / t : 0.0;
+  // One layer's activations (LayerActivations) and what a recomputed layer keeps, from the
+  // kernels.
   StageMemory sm;
-  sm.layer_all = units::Bytes(tok * (replicated / rep_div + (attention + mlp) / t + scores));
-  // A mixture of experts keeps each token copy's expert activations and the permuted tokens
-  // (moe.h; counted at 2 bytes per element, scaled to the precision).
-  if (w.moe.enabled) {
-    sm.layer_all += units::Bytes(tok * (e_bytes / 2.0) * w.moe.activation_bytes_delta / t);
-  }
-  sm.checkpoint = units::Bytes(tok * e_bytes * h / rep_div);
+  sm.layer_all = k.layer_activations[!w.flash_attention && !selective ? 1 : 0];
+  sm.checkpoint = k.checkpoint_activations;
   const Data layer_kept = full ? sm.checkpoint : sm.layer_all;
   const Data working = (full || partial) ? sm.layer_all : units::Bytes(0.0);
   // 1F1B: the first stage holds min(m, p) micro-batches in flight, (1 + (p-1)/(p v)) times that
   // when interleaved; the last stage holds one, plus the fp32 logits and their gradient.
   sm.in_flight = std::min(m, p) * (c.virtual_stages > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0);
-  const Data logits = units::Bytes(8.0 * tok * vocab / t);
+  const Data logits = k.logits;
   sm.first_stage = D(pl.split.first_layers) * sm.in_flight * layer_kept + working +
                    (c.pp == 1 ? logits : units::Bytes(0.0));
   sm.last_stage = D(pl.split.last_layers) * layer_kept + working + logits;
@@ -1194,9 +1256,9 @@ inline StepEstimate EstimateStepIn(const WorkloadModel& w, const TrainingHardwar
   StepEstimate e;
   if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
   const LayerTimes lt = EstimateLayer(w, hw, c, x, k, e);
-  const PipelineTimes pl = EstimatePipeline(w, hw, c, x, lt, e);
-  const StageParams sp = EstimateDataParallel(w, hw, c, x, pl, e);
-  const double recomputed_share = EstimateMemory(w, hw, c, x, lt, pl, sp, e);
+  const PipelineTimes pl = EstimatePipeline(w, hw, c, x, k, lt, e);
+  const StageParams sp = EstimateDataParallel(w, hw, c, x, k, pl, e);
+  const double recomputed_share = EstimateMemory(w, hw, c, x, k, lt, pl, sp, e);
   EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
   return e;
 }
@@ -1221,7 +1283,7 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus,
                           const LayerKernels& kernels) {
-  return EstimateStepIn(w, hw, c, MakeStepContext(w, hw, c), kernels, cluster_gpus);
+  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels), kernels, cluster_gpus);
 }
 
 int64_t MaxVirtualStages(int64_t layers, int64_t pp) {

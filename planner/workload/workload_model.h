@@ -294,6 +294,30 @@ struct LayerKernels {
   // fits in the scale-up domain (`has_tensor_parallel`); else worked out per configuration.
   bool has_tensor_parallel = false;
   units::Time tensor_parallel_all_reduce;
+  // The rest of what the step works out from (tp, cp, micro-batch) alone, so that EstimateStep
+  // with these kernels repeats none of it per configuration: the tokens per micro-batch on one
+  // GPU and the key width, the multiplies' ceilings, the memory-bound rate, the achieved link
+  // bandwidths (scale-out before any oversubscription), the share the layer's parameters scale
+  // the shape's multiplies by, the layer's memory-bound time by recomputation (none or partial,
+  // selective, full), one layer's activations (without and with its attention scores), what a
+  // recomputed layer keeps, the output layer's logits, a pipeline send's message (and its
+  // tensor-parallel all-gather) and the data-parallel ranks per scale-up domain.
+  double tokens = 0;
+  double kv_width = 0;
+  units::ComputeRate gemm_ceiling;
+  units::ComputeRate linear_ceiling;
+  units::DataRate hbm_rate;
+  units::DataRate scale_up_bandwidth;
+  units::DataRate scale_out_bandwidth;
+  double params_scale = 1;
+  std::array<units::Time, 3> layer_memory{};
+  std::array<units::Data, 2> layer_activations{};
+  units::Data checkpoint_activations;
+  units::Data logits;
+  units::Data pipeline_message;
+  units::Data pipeline_full_message;
+  units::Time pipeline_gather;
+  int64_t data_parallel_per_domain = 1;
 };
 
 // The LayerKernels of `workload` for (tp, cp, micro_batch). O(1), no allocation.
