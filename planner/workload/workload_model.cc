@@ -68,21 +68,42 @@ inline double CeilLog2(int64_t n) {
 // steps; then the n = ceil(ranks / k) domains exchange, each GPU carrying its 1/k shard over its
 // own NICs ((n-1)/n of it, with n - 1 or ceil(log2 n) latency steps). An all-reduce is a
 // reduce-scatter plus an all-gather: twice this.
-Levels OneWayCollective(Data bytes, int64_t ranks, int64_t per_domain, const Link& up,
-                        const Link& out, Steps steps = Steps::kTree, double collectives = 1.0) {
-  Levels c;
-  if (ranks <= 1) return c;
+// The collective's shape (what depends on ranks and per_domain alone) is GroupFigures': k =
+// per_domain, n = domains, (k-1)/k = up_share, (n-1)/n = out_share, ceil(log2 n) = tree_steps.
+GroupFigures CollectiveShape(int64_t ranks, int64_t per_domain) {
+  GroupFigures g;
+  g.ranks = ranks;
+  if (ranks <= 1) return g;
   const int64_t k = std::clamp<int64_t>(per_domain, 1, ranks);
   const int64_t n = CeilDiv(ranks, k);
+  g.per_domain = k;
+  g.domains = n;
+  g.up_share = D(k - 1) / D(k);
+  g.out_share = D(n - 1) / D(n);
+  g.tree_steps = CeilLog2(n);
+  return g;
+}
+
+Levels OneWayCollective(Data bytes, const GroupFigures& g, const Link& up, const Link& out,
+                        Steps steps = Steps::kTree, double collectives = 1.0) {
+  Levels c;
+  if (g.ranks <= 1) return c;
+  const int64_t k = g.per_domain;
+  const int64_t n = g.domains;
   if (k > 1) {
-    c.scale_up = (D(k - 1) / D(k)) * bytes / up.bandwidth + collectives * D(k - 1) * up.latency;
+    c.scale_up = g.up_share * bytes / up.bandwidth + collectives * D(k - 1) * up.latency;
   }
   if (n > 1) {
-    const double out_steps = steps == Steps::kRing ? D(n - 1) : CeilLog2(n);
+    const double out_steps = steps == Steps::kRing ? D(n - 1) : g.tree_steps;
     c.scale_out =
-        (D(n - 1) / D(n)) * (bytes / D(k)) / out.bandwidth + collectives * out_steps * out.latency;
+        g.out_share * (bytes / D(k)) / out.bandwidth + collectives * out_steps * out.latency;
   }
   return c;
+}
+
+Levels OneWayCollective(Data bytes, int64_t ranks, int64_t per_domain, const Link& up,
+                        const Link& out, Steps steps = Steps::kTree, double collectives = 1.0) {
+  return OneWayCollective(bytes, CollectiveShape(ranks, per_domain), up, out, steps, collectives);
 }
 
 Levels AllReduce(Data bytes, int64_t ranks, int64_t per_domain, const Link& up, const Link& out) {
@@ -456,8 +477,8 @@ inline double ScaleOutSlowdown(const TrainingHardware& hw, int64_t group) {
 }
 
 // The fields of the context that depend on the configuration beyond (tp, cp, micro-batch), and
-// the workload's counts: cheap, worked out per configuration. The scale-out link slows by the
-// data-parallel group's ScaleOutSlowdown.
+// the workload's counts: cheap, worked out per configuration. The scale-out link is the
+// data-parallel group's (GroupFigures).
 inline void SetConfigContext(const WorkloadModel& w, const TrainingHardware& hw,
                              const ParallelConfig& c, DataRate scale_out_bandwidth,
                              StepContext& x) {
@@ -468,8 +489,7 @@ inline void SetConfigContext(const WorkloadModel& w, const TrainingHardware& hw,
   x.full = c.recompute == RECOMPUTE_FULL;
   x.selective = c.recompute == RECOMPUTE_SELECTIVE;
   x.partial = c.recompute == RECOMPUTE_PARTIAL;
-  x.out = Link{scale_out_bandwidth / ScaleOutSlowdown(hw, c.tp * c.cp * c.dp),
-               hw.calibration.scale_out_latency};
+  x.out = Link{scale_out_bandwidth, hw.calibration.scale_out_latency};
   x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
   x.zero = c.zero >= 0 ? c.zero : w.framework_zero;
 }
@@ -478,7 +498,10 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
                                    const ParallelConfig& c) {
   const CalibrationModel& cal = hw.calibration;
   StepContext x;
-  SetConfigContext(w, hw, c, hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency, x);
+  SetConfigContext(w, hw, c,
+                   hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency /
+                       ScaleOutSlowdown(hw, c.tp * c.cp * c.dp),
+                   x);
   x.kv = x.h * D(w.kv_heads) / x.a;
   // Tokens per micro-batch on one GPU: context parallelism splits each sequence cp ways.
   x.tok = D(c.micro_batch) * x.s / x.cp;
@@ -492,12 +515,14 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   return x;
 }
 
-// MakeStepContext from the kernels' share of it (LayerKernels): the same context, bit for bit.
+// MakeStepContext from the kernels' and the group's shares of it (LayerKernels, GroupFigures): the
+// same context, bit for bit.
 inline StepContext ContextFromKernels(const WorkloadModel& w, const TrainingHardware& hw,
-                                      const ParallelConfig& c, const LayerKernels& k) {
+                                      const ParallelConfig& c, const LayerKernels& k,
+                                      const GroupFigures& g) {
   const CalibrationModel& cal = hw.calibration;
   StepContext x;
-  SetConfigContext(w, hw, c, k.scale_out_bandwidth, x);
+  SetConfigContext(w, hw, c, g.scale_out_bandwidth, x);
   x.kv = k.kv_width;
   x.tok = k.tokens;
   x.gemm = GemmCost{k.gemm_ceiling, cal.gemm_knee, D(cal.compute_units), w.precision};
@@ -712,7 +737,6 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   if (sliced && !w.sequence_parallel) {
     k.pipeline_gather = OneWayCollective(k.pipeline_full_message, c.tp, c.tp, x.up, x.out).Total();
   }
-  k.data_parallel_per_domain = c.tp < hw.scale_up_gpus ? hw.scale_up_gpus / c.tp : 1;
   return k;
 }
 
@@ -994,7 +1018,7 @@ struct StageParams {
 // whole gradients, never more than the unsharded copy.
 inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
                                         const ParallelConfig& c, const StepContext& x,
-                                        const LayerKernels& k, const PipelineTimes& pl,
+                                        const GroupFigures& g, const PipelineTimes& pl,
                                         StepEstimate& e) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
@@ -1022,11 +1046,8 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
   // ranks, tp apart, so a domain of D GPUs holds D / tp of them.
   const int64_t ranks = c.dp * c.cp;
-  const int64_t per_domain = k.data_parallel_per_domain;
   // One collective per gradient bucket; each pays its latency steps. ZeRO-3: one per layer.
-  const double bucket_params = w.gradient_bucket_params > 0
-                                   ? w.gradient_bucket_params
-                                   : std::max(kFixedBucketParams, 1e6 * D(ranks));
+  const double bucket_params = g.bucket_params;
   const double layer_units = stage_layers + 1.0;  // the layers and the embedding or output layer
   // ZeRO-3 gathers and reduces layer by layer, a layer larger than a bucket in bucket-sized
   // pieces (Megatron-FSDP's buckets): never fewer collectives than ZeRO-1's buckets.
@@ -1040,9 +1061,8 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   Levels gather;
   const Steps steps = z >= 1 ? Steps::kRing : Steps::kTree;
   // ZeRO-0's all-reduce is a reduce-scatter and an all-gather of the gradients.
-  reduce = OneWayCollective(gradient_bytes, ranks, per_domain, up, out, steps, buckets);
-  gather =
-      z >= 1 ? OneWayCollective(param_bytes, ranks, per_domain, up, out, steps, buckets) : reduce;
+  reduce = OneWayCollective(gradient_bytes, g, up, out, steps, buckets);
+  gather = z >= 1 ? OneWayCollective(param_bytes, g, up, out, steps, buckets) : reduce;
   if (gpu_expert_params > 0) {
     // The experts' gradients: over the dp x cp / ep ranks holding the same experts, tp x ep apart.
     const int64_t expert_ranks = std::max<int64_t>(1, ranks / c.ep);
@@ -1059,7 +1079,7 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
                                                  expert_per_domain, up, out, steps, expert_buckets)
                               : expert_reduce);
   }
-  if (x.no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
+  if (x.no_fabric && ranks > 1 && g.domains > 1) {
     e.infeasible = Infeasible::kNoScaleOut;
   }
   const double reduces = z >= 2 ? m : 1.0;
@@ -1252,12 +1272,13 @@ namespace {
 
 inline StepEstimate EstimateStepIn(const WorkloadModel& w, const TrainingHardware& hw,
                                    const ParallelConfig& c, const StepContext& x,
-                                   const LayerKernels& k, int64_t cluster_gpus) {
+                                   const LayerKernels& k, const GroupFigures& g,
+                                   int64_t cluster_gpus) {
   StepEstimate e;
   if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
   const LayerTimes lt = EstimateLayer(w, hw, c, x, k, e);
   const PipelineTimes pl = EstimatePipeline(w, hw, c, x, k, lt, e);
-  const StageParams sp = EstimateDataParallel(w, hw, c, x, k, pl, e);
+  const StageParams sp = EstimateDataParallel(w, hw, c, x, g, pl, e);
   const double recomputed_share = EstimateMemory(w, hw, c, x, k, lt, pl, sp, e);
   EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
   return e;
@@ -1274,16 +1295,40 @@ LayerKernels EstimateLayerKernels(const WorkloadModel& w, const TrainingHardware
   return Kernels(w, hw, c, MakeStepContext(w, hw, c));
 }
 
+GroupFigures EstimateGroupFigures(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
+                                  int64_t cp, int64_t dp) {
+  // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
+  // ranks, tp apart, so a domain of D GPUs holds D / tp of them. One collective per gradient
+  // bucket.
+  const int64_t ranks = dp * cp;
+  GroupFigures g = CollectiveShape(ranks, tp < hw.scale_up_gpus ? hw.scale_up_gpus / tp : 1);
+  g.scale_out_bandwidth = hw.scale_out_bandwidth * hw.calibration.scale_out_bandwidth_efficiency /
+                          ScaleOutSlowdown(hw, tp * cp * dp);
+  g.bucket_params = w.gradient_bucket_params > 0 ? w.gradient_bucket_params
+                                                 : std::max(kFixedBucketParams, 1e6 * D(ranks));
+  return g;
+}
+
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus) {
   const StepContext x = MakeStepContext(w, hw, c);
-  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x), cluster_gpus);
+  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x),
+                        EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp), cluster_gpus);
 }
 
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus,
                           const LayerKernels& kernels) {
-  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels), kernels, cluster_gpus);
+  const GroupFigures g = EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp);
+  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, g), kernels, g,
+                        cluster_gpus);
+}
+
+StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
+                          const ParallelConfig& c, int64_t cluster_gpus,
+                          const LayerKernels& kernels, const GroupFigures& group) {
+  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, group), kernels, group,
+                        cluster_gpus);
 }
 
 int64_t MaxVirtualStages(int64_t layers, int64_t pp) {

@@ -300,8 +300,8 @@ struct LayerKernels {
   // bandwidths (scale-out before any oversubscription), the share the layer's parameters scale
   // the shape's multiplies by, the layer's memory-bound time by recomputation (none or partial,
   // selective, full), one layer's activations (without and with its attention scores), what a
-  // recomputed layer keeps, the output layer's logits, a pipeline send's message (and its
-  // tensor-parallel all-gather) and the data-parallel ranks per scale-up domain.
+  // recomputed layer keeps, the output layer's logits and a pipeline send's message (and its
+  // tensor-parallel all-gather).
   double tokens = 0;
   double kv_width = 0;
   units::ComputeRate gemm_ceiling;
@@ -317,12 +317,31 @@ struct LayerKernels {
   units::Data pipeline_message;
   units::Data pipeline_full_message;
   units::Time pipeline_gather;
-  int64_t data_parallel_per_domain = 1;
 };
 
 // The LayerKernels of `workload` for (tp, cp, micro_batch). O(1), no allocation.
 LayerKernels EstimateLayerKernels(const WorkloadModel& workload, const TrainingHardware& hardware,
                                   int64_t tp, int64_t cp, int64_t micro_batch);
+
+// What the step works out from (tp, cp, dp) alone: the scale-out link the data-parallel group
+// sees (slowed by the oversubscription it crosses), the shape of its gradient collectives over the
+// dp x cp ranks (the ranks per scale-up domain, the domains, their ring shares and tree steps) and
+// the gradient bucket. The parallelism search works it out once per (tp, cp, pp, dp) and reuses it
+// across micro-batches, virtual stages, recomputation modes, ZeRO stages and expert parallelism.
+struct GroupFigures {
+  units::DataRate scale_out_bandwidth;  // achieved, per GPU
+  int64_t ranks = 1;                    // dp x cp
+  int64_t per_domain = 1;               // of them in one scale-up domain, in [1, ranks]
+  int64_t domains = 1;                  // ceil(ranks / per_domain)
+  double up_share = 0;                  // (per_domain - 1) / per_domain
+  double out_share = 0;                 // (domains - 1) / domains
+  double tree_steps = 0;                // ceil(log2(domains))
+  double bucket_params = 0;             // parameters per gradient bucket
+};
+
+// The GroupFigures of `workload` for (tp, cp, dp). O(1), no allocation.
+GroupFigures EstimateGroupFigures(const WorkloadModel& workload, const TrainingHardware& hardware,
+                                  int64_t tp, int64_t cp, int64_t dp);
 
 // One step of `workload` on configuration `config` in a cluster of `cluster_gpus` GPUs (>=
 // config.Gpus(); the others idle and count in MFU). O(1), no allocation. A configuration that
@@ -335,6 +354,13 @@ StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware&
 StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
                           const ParallelConfig& config, int64_t cluster_gpus,
                           const LayerKernels& kernels);
+
+// EstimateStep with the kernels and the group's figures already worked out: `group` must be
+// EstimateGroupFigures(workload, hardware, config.tp, config.cp, config.dp). The same estimate, bit
+// for bit.
+StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
+                          const ParallelConfig& config, int64_t cluster_gpus,
+                          const LayerKernels& kernels, const GroupFigures& group);
 
 // The most virtual stages pp pipeline stages allow for `layers` layers: every chunk holds a layer,
 // except that the first and the last chunk may hold only the embedding or the output layer (as
