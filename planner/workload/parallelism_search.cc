@@ -235,7 +235,8 @@ inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t
                      const GroupFigures& group, SearchState& st,
                      int64_t* recomputed_layers = nullptr) {
   SearchResult& best = st.best;
-  const StepEstimate e = EstimateStep(w, hw, c, gpus, kernels, group);
+  // Only the memory of a configuration that does not fit is needed.
+  const StepEstimate e = EstimateStepIfItFits(w, hw, c, gpus, kernels, group);
   if (recomputed_layers != nullptr) *recomputed_layers = e.recomputed_layers;
   ++best.evaluated;
   if (!e.Feasible()) {

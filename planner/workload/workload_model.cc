@@ -997,6 +997,13 @@ struct StageParams {
   // Parameters whose optimizer state this GPU keeps: gpu_params / shards for a dense model; a
   // mixture of experts shards its experts over the expert data-parallel group (shards / ep).
   double optimizer_params;
+  // What the data-parallel collectives and the optimizer step need besides.
+  double stage_layers;
+  double gpu_expert_params;
+  Data shared_gradient_bytes;  // the gradients reduced over dp x cp (the experts' apart)
+  Data shared_param_bytes;
+  double buckets;
+  double fp8_cast_params;
 };
 
 // --- Parameters on the most loaded stage, data parallel and optimizer. ---
@@ -1016,18 +1023,11 @@ struct StageParams {
 // Memory: the sharded states divided over the ranks; ZeRO-3 also holds two layers' whole weights
 // (the running and the prefetched one) and ZeRO-2 and 3 one bucket (a layer under ZeRO-3) of
 // whole gradients, never more than the unsharded copy.
-inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
-                                        const ParallelConfig& c, const StepContext& x,
-                                        const GroupFigures& g, const PipelineTimes& pl,
-                                        StepEstimate& e) {
-  const CalibrationModel& cal = hw.calibration;
+inline StageParams EstimateStageParams(const WorkloadModel& w, const ParallelConfig& c,
+                                       const StepContext& x, const GroupFigures& g,
+                                       const PipelineTimes& pl, StepEstimate& e) {
   const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
-  const bool full = x.full;
   const int64_t z = x.zero;
-  const Link& up = x.up;
-  const Link& out = x.out;
-  const Time stage = pl.stage;
-  const double m = pl.m;
   const double stage_layers = D(std::max(pl.split.first_layers, pl.split.last_layers));
   // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
   // both holds 2 V h when they are separate matrices.
@@ -1055,6 +1055,50 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   const double buckets = z >= 3 ? std::max(layer_units, step_buckets) : step_buckets;
   const double shards = z >= 1 ? d * cp : 1.0;
   const double expert_shards = z >= 1 ? std::max(1.0, shards / x.ep) : 1.0;
+  const double optimizer_params = gpu_shared_params / shards + gpu_expert_params / expert_shards;
+  const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
+  if (x.no_fabric && ranks > 1 && g.domains > 1) {
+    e.infeasible = Infeasible::kNoScaleOut;
+  }
+  // HBM: the weights (and their FP8 copies, cached across the step's micro-batches), gradients
+  // and optimizer state as the stage shards them.
+  const double layer_here = layer_params_here / t;
+  Data weights = gpu_params * w.precision;
+  Data gradients = gpu_params * w.gradient_element;
+  if (z >= 2) {
+    const double whole = z >= 3 ? layer_here : std::min(gpu_params, bucket_params);
+    gradients = std::min(gpu_params, optimizer_params + whole) * w.gradient_element;
+  }
+  Data fp8_copies = fp8_cast_params * units::Bytes(2.0);
+  if (z >= 3) {
+    weights = std::min(gpu_params, optimizer_params + 2.0 * layer_here) * w.precision;
+    fp8_copies = (w.fp8 ? 2.0 * layer_here : 0.0) * units::Bytes(2.0);
+  }
+  return StageParams{gpu_params,       gradients,    weights + fp8_copies, shards,
+                     optimizer_params, stage_layers, gpu_expert_params,    gradient_bytes,
+                     param_bytes,      buckets,      fp8_cast_params};
+}
+
+// The data-parallel collectives and the optimizer step of the stage `sp` (EstimateStageParams);
+// sets the step.
+inline void EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
+                                 const ParallelConfig& c, const StepContext& x,
+                                 const GroupFigures& g, const PipelineTimes& pl,
+                                 const StageParams& sp, StepEstimate& e) {
+  const CalibrationModel& cal = hw.calibration;
+  const bool full = x.full;
+  const int64_t z = x.zero;
+  const Link& up = x.up;
+  const Link& out = x.out;
+  const Time stage = pl.stage;
+  const double m = pl.m;
+  const double stage_layers = sp.stage_layers;
+  const double gpu_expert_params = sp.gpu_expert_params;
+  const Data gradient_bytes = sp.shared_gradient_bytes;
+  const Data param_bytes = sp.shared_param_bytes;
+  const int64_t ranks = c.dp * c.cp;
+  const double bucket_params = g.bucket_params;
+  const double buckets = sp.buckets;
   // The collectives of one step (z <= 1) or of one micro-batch (z >= 2: `reduce` per micro-batch;
   // z 3: `gather` twice per micro-batch).
   Levels reduce;
@@ -1078,9 +1122,6 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
     gather = gather + (z >= 1 ? OneWayCollective(gpu_expert_params * w.precision, expert_ranks,
                                                  expert_per_domain, up, out, steps, expert_buckets)
                               : expert_reduce);
-  }
-  if (x.no_fabric && ranks > 1 && g.domains > 1) {
-    e.infeasible = Infeasible::kNoScaleOut;
   }
   const double reduces = z >= 2 ? m : 1.0;
   const double gathers = z >= 3 ? 2.0 * m : 1.0;
@@ -1118,33 +1159,18 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   }
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
-  const double optimizer_params = gpu_shared_params / shards + gpu_expert_params / expert_shards;
+  const double optimizer_params = sp.optimizer_params;
   // FP8: the layers' weights are cast once a step (read 2 bytes, write the FP8 copy and its
   // transpose, 1 byte each) and the copies kept across the micro-batches; under ZeRO-3 each
   // gathered layer is cast where it is used (2 m times a step) and only the two gathered layers'
   // copies are held.
-  const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
+  const double fp8_cast_params = sp.fp8_cast_params;
   const double fp8_casts = z >= 3 ? 2.0 * m : 1.0;
   const Data optimizer_traffic =
       optimizer_params * (w.gradient_element + units::Bytes(24.0) + w.precision) +
       fp8_casts * fp8_cast_params * units::Bytes(4.0);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
-  // HBM: the weights (and their FP8 copies, cached across the step's micro-batches), gradients
-  // and optimizer state as the stage shards them.
-  const double layer_here = layer_params_here / t;
-  Data weights = gpu_params * w.precision;
-  Data gradients = gpu_params * w.gradient_element;
-  if (z >= 2) {
-    const double whole = z >= 3 ? layer_here : std::min(gpu_params, bucket_params);
-    gradients = std::min(gpu_params, optimizer_params + whole) * w.gradient_element;
-  }
-  Data fp8_copies = fp8_cast_params * units::Bytes(2.0);
-  if (z >= 3) {
-    weights = std::min(gpu_params, optimizer_params + 2.0 * layer_here) * w.precision;
-    fp8_copies = (w.fp8 ? 2.0 * layer_here : 0.0) * units::Bytes(2.0);
-  }
-  return StageParams{gpu_params, gradients, weights + fp8_copies, shards, optimizer_params};
 }
 
 // Activations on the first and last stages.
@@ -1157,12 +1183,20 @@ struct StageMemory {
   Data states;  // weights, gradients and optimizer state
 };
 
+// Partial recomputation's rerun forwards, added to the step's times after them (AddRerun).
+struct Rerun {
+  double m = 0, p = 0, v = 0;
+  double layers = 0;  // on the slowest stage
+  Time fwd_compute, fwd_memory, fwd_tp, ep_forward, fwd_layer;
+};
+
 // Partial recomputation: on every stage the fewest layers (the same number k on each, as
 // Megatron's --recompute-num-layers) keep only their input, so the most loaded stage fits. Each
 // such layer saves (all - checkpoint) per micro-batch in flight and reruns its forward. Updates the
-// stages' activations and the step; returns the share of layers recomputed.
+// stages' activations and sets `rerun` (the step's added times); returns the share of layers
+// recomputed.
 inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const PipelineTimes& pl,
-                               StageMemory& sm, StepEstimate& e) {
+                               StageMemory& sm, Rerun& rerun, StepEstimate& e) {
   const double p = x.p, v = x.v, m = pl.m, heavy = pl.heavy;
   const Data layer_all = sm.layer_all, checkpoint = sm.checkpoint, states = sm.states;
   Data& first_stage = sm.first_stage;
@@ -1195,26 +1229,36 @@ inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const
   first_stage = first_stage - kd * per_layer;
   last_stage = last_stage - kd * (layer_all - checkpoint);
   // The rerun forwards: k layers on the slowest stage, every micro-batch and in the bubble.
-  const double rerun = std::min(kd, heavy);
-  const Time fwd_compute = lt.dense_fwd + lt.attn_fwd;
-  const Time fwd_memory = lt.memory / 3.0;
-  const Time fwd_tp = lt.tp_forward;
-  const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp + lt.ep_forward;
-  e.compute += m * rerun * fwd_compute;
-  e.memory_bound += m * rerun * fwd_memory;
-  e.tensor_parallel += m * rerun * fwd_tp;
-  e.expert_parallel += m * rerun * lt.ep_forward;
-  e.pipeline_bubble += ((p - 1.0) / v) * rerun * fwd_layer;
-  e.step += (m + (p - 1.0) / v) * rerun * fwd_layer;
+  rerun.m = m;
+  rerun.p = p;
+  rerun.v = v;
+  rerun.layers = std::min(kd, heavy);
+  rerun.fwd_compute = lt.dense_fwd + lt.attn_fwd;
+  rerun.fwd_memory = lt.memory / 3.0;
+  rerun.fwd_tp = lt.tp_forward;
+  rerun.ep_forward = lt.ep_forward;
+  rerun.fwd_layer = rerun.fwd_compute + rerun.fwd_memory + rerun.fwd_tp + lt.ep_forward;
   e.recomputed_layers = k;
   return most > 0 ? kd / D(most) : 0.0;
+}
+
+// Adds partial recomputation's rerun forwards (PartialRecompute) to the step's times, once they
+// are set.
+inline void AddRerun(const Rerun& r, StepEstimate& e) {
+  const double m = r.m, p = r.p, v = r.v, rerun = r.layers;
+  e.compute += m * rerun * r.fwd_compute;
+  e.memory_bound += m * rerun * r.fwd_memory;
+  e.tensor_parallel += m * rerun * r.fwd_tp;
+  e.expert_parallel += m * rerun * r.ep_forward;
+  e.pipeline_bubble += ((p - 1.0) / v) * rerun * r.fwd_layer;
+  e.step += (m + (p - 1.0) / v) * rerun * r.fwd_layer;
 }
 
 // --- Memory per GPU. --- Returns the share of layers recomputed (-1: the attention core only).
 inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
                              const ParallelConfig& c, const StepContext& x, const LayerKernels& k,
                              const LayerTimes& lt, const PipelineTimes& pl, const StageParams& sp,
-                             StepEstimate& e) {
+                             Rerun& rerun, StepEstimate& e) {
   const CalibrationModel& cal = hw.calibration;
   const double p = x.p, v = x.v, m = pl.m;
   const bool full = x.full, selective = x.selective, partial = x.partial;
@@ -1238,7 +1282,7 @@ inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
   e.memory_usable = hw.hbm * cal.hbm_usable_fraction;
   sm.states = e.weights + e.gradients + e.optimizer_state;
   double recomputed_share = full ? 1.0 : (selective ? -1.0 : 0.0);  // -1: attention core only
-  if (partial) recomputed_share = PartialRecompute(x, lt, pl, sm, e);
+  if (partial) recomputed_share = PartialRecompute(x, lt, pl, sm, rerun, e);
   e.activations = std::max(sm.first_stage, sm.last_stage);
   e.memory = sm.states + e.activations;
   if (e.infeasible == Infeasible::kNone && e.memory > e.memory_usable) {
@@ -1273,13 +1317,19 @@ namespace {
 inline StepEstimate EstimateStepIn(const WorkloadModel& w, const TrainingHardware& hw,
                                    const ParallelConfig& c, const StepContext& x,
                                    const LayerKernels& k, const GroupFigures& g,
-                                   int64_t cluster_gpus) {
+                                   int64_t cluster_gpus, bool stop_when_out_of_memory) {
   StepEstimate e;
   if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
   const LayerTimes lt = EstimateLayer(w, hw, c, x, k, e);
   const PipelineTimes pl = EstimatePipeline(w, hw, c, x, k, lt, e);
-  const StageParams sp = EstimateDataParallel(w, hw, c, x, g, pl, e);
-  const double recomputed_share = EstimateMemory(w, hw, c, x, k, lt, pl, sp, e);
+  // Memory reads none of the data-parallel and optimizer times, and they none of it: it comes
+  // first, so that a search can stop at a configuration that does not fit.
+  const StageParams sp = EstimateStageParams(w, c, x, g, pl, e);
+  Rerun rerun;
+  const double recomputed_share = EstimateMemory(w, hw, c, x, k, lt, pl, sp, rerun, e);
+  if (stop_when_out_of_memory && e.infeasible == Infeasible::kMemory) return e;
+  EstimateDataParallel(w, hw, c, x, g, pl, sp, e);
+  if (x.partial) AddRerun(rerun, e);
   EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
   return e;
 }
@@ -1313,7 +1363,8 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus) {
   const StepContext x = MakeStepContext(w, hw, c);
   return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x),
-                        EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp), cluster_gpus);
+                        EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp), cluster_gpus,
+                        /*stop_when_out_of_memory=*/false);
 }
 
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
@@ -1321,14 +1372,21 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const LayerKernels& kernels) {
   const GroupFigures g = EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp);
   return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, g), kernels, g,
-                        cluster_gpus);
+                        cluster_gpus, /*stop_when_out_of_memory=*/false);
 }
 
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus,
                           const LayerKernels& kernels, const GroupFigures& group) {
   return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, group), kernels, group,
-                        cluster_gpus);
+                        cluster_gpus, /*stop_when_out_of_memory=*/false);
+}
+
+StepEstimate EstimateStepIfItFits(const WorkloadModel& w, const TrainingHardware& hw,
+                                  const ParallelConfig& c, int64_t cluster_gpus,
+                                  const LayerKernels& kernels, const GroupFigures& group) {
+  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, group), kernels, group,
+                        cluster_gpus, /*stop_when_out_of_memory=*/true);
 }
 
 int64_t MaxVirtualStages(int64_t layers, int64_t pp) {

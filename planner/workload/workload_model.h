@@ -34,7 +34,8 @@
 // memory-bound factor, the overlap) come from EfficiencyCalibration;
 // examples/calibrate_efficiency.cc fits them to published runs. EstimateStep is O(1) and never
 // allocates: the parallelism search (parallelism_search.h) calls it millions of times per
-// second.
+// second, with what depends on (tp, cp, micro-batch) alone (LayerKernels) and on (tp, cp, dp) alone
+// (GroupFigures) worked out once for many configurations.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(WorkloadModel w, BuildWorkloadModel(request.workload()));
@@ -361,6 +362,15 @@ StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware&
 StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
                           const ParallelConfig& config, int64_t cluster_gpus,
                           const LayerKernels& kernels, const GroupFigures& group);
+
+// The same, for a search that drops what does not fit: when the configuration needs more memory
+// than is usable (infeasible == Infeasible::kMemory) it stops there, and only infeasible,
+// micro_batches, recomputed_layers and the memory figures (weights, gradients, optimizer_state,
+// activations, memory, memory_usable) are EstimateStep's; otherwise the whole estimate is, bit for
+// bit.
+StepEstimate EstimateStepIfItFits(const WorkloadModel& workload, const TrainingHardware& hardware,
+                                  const ParallelConfig& config, int64_t cluster_gpus,
+                                  const LayerKernels& kernels, const GroupFigures& group);
 
 // The most virtual stages pp pipeline stages allow for `layers` layers: every chunk holds a layer,
 // except that the first and the last chunk may hold only the embedding or the output layer (as
