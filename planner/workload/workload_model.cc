@@ -70,7 +70,7 @@ inline double CeilLog2(int64_t n) {
 // reduce-scatter plus an all-gather: twice this.
 // The collective's shape (what depends on ranks and per_domain alone) is GroupFigures': k =
 // per_domain, n = domains, (k-1)/k = up_share, (n-1)/n = out_share, ceil(log2 n) = tree_steps.
-GroupFigures CollectiveShape(int64_t ranks, int64_t per_domain) {
+inline GroupFigures CollectiveShape(int64_t ranks, int64_t per_domain) {
   GroupFigures g;
   g.ranks = ranks;
   if (ranks <= 1) return g;
@@ -605,9 +605,11 @@ inline Data LayerActivations(const WorkloadModel& w, const StepContext& x, bool 
 // The kernels of one layer and of the output layer that depend on (tp, cp, micro-batch) alone:
 // each weight multiply at its own shape after the tensor-parallel split, tok tokens by the layer's
 // input and output widths (q, k, v together; the MLP's up (and gate) projection; the output
-// projections), and one forward pass of the attention core.
+// projections), and one forward pass of the attention core; and the rest of LayerKernels, the
+// figures by recomputation for every mode (`every_recompute`, for EstimateLayerKernels) or only for
+// c's (a single estimate).
 inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
-                            const ParallelConfig& c, const StepContext& x) {
+                            const ParallelConfig& c, const StepContext& x, bool every_recompute) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, cp = x.cp, s = x.s, h = x.h, a = x.a, f = x.f, kv = x.kv, tok = x.tok;
   const GemmCost& gemm = x.gemm;
@@ -720,11 +722,18 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
   // (a mixture of experts: its active parameters over the shape's).
   const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
   k.params_scale = w.moe.enabled ? w.moe.active_scale : w.layer_params / shape_params;
-  k.layer_memory[0] = LayerMemory(w, cal, x, k, /*full=*/false, /*selective=*/false);
-  k.layer_memory[1] = LayerMemory(w, cal, x, k, /*full=*/false, /*selective=*/true);
-  k.layer_memory[2] = LayerMemory(w, cal, x, k, /*full=*/true, /*selective=*/false);
-  k.layer_activations[0] = LayerActivations(w, x, /*keep_scores=*/false);
-  k.layer_activations[1] = LayerActivations(w, x, /*keep_scores=*/true);
+  // By recomputation (none or partial, selective, full) and attention scores kept or not: every
+  // case for the search to reuse, or only this configuration's.
+  const int mode = x.full ? 2 : (x.selective ? 1 : 0);
+  for (int i = 0; i < 3; ++i) {
+    if (every_recompute || i == mode) {
+      k.layer_memory[i] = LayerMemory(w, cal, x, k, /*full=*/i == 2, /*selective=*/i == 1);
+    }
+  }
+  const int keep = !w.flash_attention && !x.selective ? 1 : 0;
+  for (int i = 0; i < 2; ++i) {
+    if (every_recompute || i == keep) k.layer_activations[i] = LayerActivations(w, x, i == 1);
+  }
   const double e_bytes = units::InBytes(w.precision);
   k.checkpoint_activations = units::Bytes(tok * e_bytes * h / rep_div);
   k.logits = units::Bytes(8.0 * tok * x.vocab / t);
@@ -1342,11 +1351,13 @@ LayerKernels EstimateLayerKernels(const WorkloadModel& w, const TrainingHardware
   c.tp = tp;
   c.cp = cp;
   c.micro_batch = micro_batch;
-  return Kernels(w, hw, c, MakeStepContext(w, hw, c));
+  return Kernels(w, hw, c, MakeStepContext(w, hw, c), /*every_recompute=*/true);
 }
 
-GroupFigures EstimateGroupFigures(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
-                                  int64_t cp, int64_t dp) {
+namespace {
+
+inline GroupFigures GroupFiguresOf(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
+                                   int64_t cp, int64_t dp) {
   // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
   // ranks, tp apart, so a domain of D GPUs holds D / tp of them. One collective per gradient
   // bucket.
@@ -1359,18 +1370,25 @@ GroupFigures EstimateGroupFigures(const WorkloadModel& w, const TrainingHardware
   return g;
 }
 
+}  // namespace
+
+GroupFigures EstimateGroupFigures(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
+                                  int64_t cp, int64_t dp) {
+  return GroupFiguresOf(w, hw, tp, cp, dp);
+}
+
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus) {
   const StepContext x = MakeStepContext(w, hw, c);
-  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x),
-                        EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp), cluster_gpus,
+  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x, /*every_recompute=*/false),
+                        GroupFiguresOf(w, hw, c.tp, c.cp, c.dp), cluster_gpus,
                         /*stop_when_out_of_memory=*/false);
 }
 
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus,
                           const LayerKernels& kernels) {
-  const GroupFigures g = EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp);
+  const GroupFigures g = GroupFiguresOf(w, hw, c.tp, c.cp, c.dp);
   return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, g), kernels, g,
                         cluster_gpus, /*stop_when_out_of_memory=*/false);
 }
