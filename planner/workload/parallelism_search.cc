@@ -231,10 +231,12 @@ constexpr Recompute kRecomputes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMP
 // Estimates one configuration and keeps it if it is the fastest yet. False when it does not fit in
 // memory: memory grows with the micro-batch, so larger ones need not be tried.
 inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
-                     const ParallelConfig& c, const LayerKernels& kernels, SearchState& st,
+                     const ParallelConfig& c, const LayerKernels& kernels,
+                     const GroupFigures& group, SearchState& st,
                      int64_t* recomputed_layers = nullptr) {
   SearchResult& best = st.best;
-  const StepEstimate e = EstimateStep(w, hw, c, gpus, kernels);
+  // Only the memory of a configuration that does not fit is needed.
+  const StepEstimate e = EstimateStepIfItFits(w, hw, c, gpus, kernels, group);
   if (recomputed_layers != nullptr) *recomputed_layers = e.recomputed_layers;
   ++best.evaluated;
   if (!e.Feasible()) {
@@ -268,7 +270,8 @@ inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t
 // not fit, and under partial recomputation also where ZeRO-1 recomputes a layer. The answer is the
 // exhaustive search's.
 inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
-                               const ParallelConfig& shape, SearchState& st) {
+                               const ParallelConfig& shape, const GroupFigures& group,
+                               SearchState& st) {
   const int64_t pp = shape.pp;
   const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);  // sequences per replica per step
   // ZeRO stages: the fixed one, else the framework's and, where the software offers it, FSDP.
@@ -314,7 +317,9 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
           c.ep = shape.ep;
           c.zero = zero;
           int64_t reruns = 0;
-          if (!Evaluate(w, hw, gpus, c, st.KernelsFor(w, hw, c, b_first, i), st, &reruns)) break;
+          if (!Evaluate(w, hw, gpus, c, st.KernelsFor(w, hw, c, b_first, i), group, st, &reruns)) {
+            break;
+          }
           if (pass == 0) {
             base_fit = i + 1;
             no_rerun[i] = r == RECOMPUTE_PARTIAL && reruns == 0;
@@ -344,6 +349,8 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
     shape.cp = cp;
     shape.pp = pp;
     shape.dp = dps[i_dp];
+    // What depends on (tp, cp, dp) alone, for every configuration below.
+    const GroupFigures group = EstimateGroupFigures(w, hw, tp, cp, shape.dp);
     // Expert parallelism (a mixture of experts only): every ep dividing both dp and the experts
     // (the fixed one when given and it divides dp); the GPUs stay tp x cp x pp x dp.
     const int64_t ep_last = w.moe.enabled ? std::min(shape.dp, w.moe.experts) : 1;
@@ -354,7 +361,7 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
       }
       if (shape.dp % ep != 0) continue;
       shape.ep = ep;
-      SearchMicroBatches(w, hw, gpus, shape, st);
+      SearchMicroBatches(w, hw, gpus, shape, group, st);
     }
   }
 }

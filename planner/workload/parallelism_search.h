@@ -32,7 +32,10 @@
 //     the all-to-all.
 // Each configuration costs one O(1) evaluation and nothing is allocated in the loop (the batch's
 // divisors are listed once per search): millions of configurations per second
-// (planner/parallelism_search_benchmark.cc).
+// (planner/parallelism_search_benchmark.cc). What the estimate needs from (tp, cp, micro-batch)
+// alone (LayerKernels) is worked out once per (tp, cp, micro-batch), what it needs from (tp, cp,
+// dp) alone (GroupFigures) once per (tp, cp, pp, dp), and a configuration that does not fit in
+// memory is estimated only up to its memory (EstimateStepIfItFits).
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(SearchResult best, SearchParallelism(workload, hardware, 8192));

@@ -68,21 +68,42 @@ inline double CeilLog2(int64_t n) {
 // steps; then the n = ceil(ranks / k) domains exchange, each GPU carrying its 1/k shard over its
 // own NICs ((n-1)/n of it, with n - 1 or ceil(log2 n) latency steps). An all-reduce is a
 // reduce-scatter plus an all-gather: twice this.
-Levels OneWayCollective(Data bytes, int64_t ranks, int64_t per_domain, const Link& up,
-                        const Link& out, Steps steps = Steps::kTree, double collectives = 1.0) {
-  Levels c;
-  if (ranks <= 1) return c;
+// The collective's shape (what depends on ranks and per_domain alone) is GroupFigures': k =
+// per_domain, n = domains, (k-1)/k = up_share, (n-1)/n = out_share, ceil(log2 n) = tree_steps.
+inline GroupFigures CollectiveShape(int64_t ranks, int64_t per_domain) {
+  GroupFigures g;
+  g.ranks = ranks;
+  if (ranks <= 1) return g;
   const int64_t k = std::clamp<int64_t>(per_domain, 1, ranks);
   const int64_t n = CeilDiv(ranks, k);
+  g.per_domain = k;
+  g.domains = n;
+  g.up_share = D(k - 1) / D(k);
+  g.out_share = D(n - 1) / D(n);
+  g.tree_steps = CeilLog2(n);
+  return g;
+}
+
+Levels OneWayCollective(Data bytes, const GroupFigures& g, const Link& up, const Link& out,
+                        Steps steps = Steps::kTree, double collectives = 1.0) {
+  Levels c;
+  if (g.ranks <= 1) return c;
+  const int64_t k = g.per_domain;
+  const int64_t n = g.domains;
   if (k > 1) {
-    c.scale_up = (D(k - 1) / D(k)) * bytes / up.bandwidth + collectives * D(k - 1) * up.latency;
+    c.scale_up = g.up_share * bytes / up.bandwidth + collectives * D(k - 1) * up.latency;
   }
   if (n > 1) {
-    const double out_steps = steps == Steps::kRing ? D(n - 1) : CeilLog2(n);
+    const double out_steps = steps == Steps::kRing ? D(n - 1) : g.tree_steps;
     c.scale_out =
-        (D(n - 1) / D(n)) * (bytes / D(k)) / out.bandwidth + collectives * out_steps * out.latency;
+        g.out_share * (bytes / D(k)) / out.bandwidth + collectives * out_steps * out.latency;
   }
   return c;
+}
+
+Levels OneWayCollective(Data bytes, int64_t ranks, int64_t per_domain, const Link& up,
+                        const Link& out, Steps steps = Steps::kTree, double collectives = 1.0) {
+  return OneWayCollective(bytes, CollectiveShape(ranks, per_domain), up, out, steps, collectives);
 }
 
 Levels AllReduce(Data bytes, int64_t ranks, int64_t per_domain, const Link& up, const Link& out) {
@@ -442,20 +463,48 @@ inline units::ComputeRate Fp8GemmCeiling(const WorkloadModel& w, const TrainingH
   return ratio * hw.peak * hw.calibration.kernel_efficiency;
 }
 
-inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardware& hw,
-                                   const ParallelConfig& c) {
-  const CalibrationModel& cal = hw.calibration;
-  StepContext x;
+// The scale-out link's slowdown for a group of `group` consecutive GPUs: the leaf's
+// oversubscription once the group leaves its leaf, and each oversubscribed tier's above whose
+// block it outgrows (Meta's 1:7 above 3,072-GPU pods): every GPU of the group sends at once, so the
+// uplinks share out.
+inline double ScaleOutSlowdown(const TrainingHardware& hw, int64_t group) {
+  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
+  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
+  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
+    slowdown *= hw.upper_oversubscription[i];
+  }
+  return slowdown;
+}
+
+// The fields of the context that depend on the configuration beyond (tp, cp, micro-batch), and
+// the workload's counts: cheap, worked out per configuration. The scale-out link is the
+// data-parallel group's (GroupFigures).
+inline void SetConfigContext(const WorkloadModel& w, const TrainingHardware& hw,
+                             const ParallelConfig& c, DataRate scale_out_bandwidth,
+                             StepContext& x) {
   x.t = D(c.tp), x.p = D(c.pp), x.d = D(c.dp), x.v = D(c.virtual_stages), x.cp = D(c.cp);
   x.ep = D(c.ep);
   x.s = D(w.seq_len), x.h = D(w.hidden), x.a = D(w.heads), x.f = D(w.ffn_hidden);
   x.vocab = D(w.vocab), x.l = D(w.layers);
-  x.kv = x.h * D(w.kv_heads) / x.a;
-  // Tokens per micro-batch on one GPU: context parallelism splits each sequence cp ways.
-  x.tok = D(c.micro_batch) * x.s / x.cp;
   x.full = c.recompute == RECOMPUTE_FULL;
   x.selective = c.recompute == RECOMPUTE_SELECTIVE;
   x.partial = c.recompute == RECOMPUTE_PARTIAL;
+  x.out = Link{scale_out_bandwidth, hw.calibration.scale_out_latency};
+  x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
+  x.zero = c.zero >= 0 ? c.zero : w.framework_zero;
+}
+
+inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardware& hw,
+                                   const ParallelConfig& c) {
+  const CalibrationModel& cal = hw.calibration;
+  StepContext x;
+  SetConfigContext(w, hw, c,
+                   hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency /
+                       ScaleOutSlowdown(hw, c.tp * c.cp * c.dp),
+                   x);
+  x.kv = x.h * D(w.kv_heads) / x.a;
+  // Tokens per micro-batch on one GPU: context parallelism splits each sequence cp ways.
+  x.tok = D(c.micro_batch) * x.s / x.cp;
   x.gemm =
       GemmCost{hw.peak * cal.kernel_efficiency, cal.gemm_knee, D(cal.compute_units), w.precision};
   x.linear = w.fp8 ? GemmCost{Fp8GemmCeiling(w, hw), cal.gemm_knee, D(cal.compute_units),
@@ -463,19 +512,25 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
                    : x.gemm;
   x.hbm_rate = hw.hbm_bandwidth / cal.memory_bound_factor;
   x.up = Link{hw.scale_up_bandwidth * cal.scale_up_bandwidth_efficiency, cal.scale_up_latency};
-  // The scale-out link slows by the leaf's oversubscription once a data-parallel group leaves its
-  // leaf, and by each oversubscribed tier above whose block it outgrows (Meta's 1:7 above
-  // 3,072-GPU pods): every GPU of the group sends at once, so the uplinks share out.
-  const int64_t group = c.tp * c.cp * c.dp;
-  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
-  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
-  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
-    slowdown *= hw.upper_oversubscription[i];
-  }
-  x.out = Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
-               cal.scale_out_latency};
-  x.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
-  x.zero = c.zero >= 0 ? c.zero : w.framework_zero;
+  return x;
+}
+
+// MakeStepContext from the kernels' and the group's shares of it (LayerKernels, GroupFigures): the
+// same context, bit for bit.
+inline StepContext ContextFromKernels(const WorkloadModel& w, const TrainingHardware& hw,
+                                      const ParallelConfig& c, const LayerKernels& k,
+                                      const GroupFigures& g) {
+  const CalibrationModel& cal = hw.calibration;
+  StepContext x;
+  SetConfigContext(w, hw, c, g.scale_out_bandwidth, x);
+  x.kv = k.kv_width;
+  x.tok = k.tokens;
+  x.gemm = GemmCost{k.gemm_ceiling, cal.gemm_knee, D(cal.compute_units), w.precision};
+  x.linear =
+      w.fp8 ? GemmCost{k.linear_ceiling, cal.gemm_knee, D(cal.compute_units), units::Bytes(1.0)}
+            : x.gemm;
+  x.hbm_rate = k.hbm_rate;
+  x.up = Link{k.scale_up_bandwidth, cal.scale_up_latency};
   return x;
 }
 
@@ -498,12 +553,63 @@ struct LayerTimes {
   Time out_total;
 };
 
+// The layer's memory-bound HBM traffic and kernel overheads under recomputation `full` or
+// `selective`, from the kernels' elements per token.
+inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x,
+                        const LayerKernels& k, bool full, bool selective) {
+  const double tok = x.tok;
+  // One forward pass's traffic per token (LayerKernels); the backward pass moves twice as much;
+  // full recomputation adds one forward pass, selective the attention scores again.
+  const double layer_elements = tok * (k.memory_elements_per_token * (full ? 4.0 : 3.0) +
+                                       (selective ? k.score_elements_per_token : 0.0) +
+                                       k.fp8_forward_elements_per_token * (full ? 2.0 : 1.0) +
+                                       k.fp8_backward_elements_per_token);
+  // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
+  // is recomputed.
+  return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
+}
+
+// Activations per layer and micro-batch, bytes per token (Korthikanti et al. 2022, by block
+// variant; e = bytes per element). Replicated over tp unless sequence parallel: the two norms'
+// inputs and the QKV and MLP-up inputs (4 h e; the last two 1 byte each with FP8 activations),
+// the norms' fp32 statistics (2 x 8 LayerNorm, 2 x 4 RMSNorm) and, with dropout, the two 1-byte
+// masks (2 h). Split over tp: queries, keys and values (h + 2 kv) and the attention output (h)
+// e, plus an FP8 copy of it (h) with FP8 activations; the MLP's activation input and the MLP-down
+// input (2 f e; gated: the gate and up outputs and the down input, 3 f e; the down input 1 byte
+// with FP8 activations). Without FlashAttention, unless selective recomputation drops them, the
+// softmax output (a s e) and, with dropout, its mask and output (a s (1 + e)). Full
+// recomputation keeps only the layer input (h e) plus one layer's worth while it recomputes.
+// A GPT block at 2 bytes is Korthikanti's 10 h + (8 h + 4 f) + 5 a s (plus the statistics).
+// `keep_scores`: no FlashAttention and no selective recomputation.
+inline Data LayerActivations(const WorkloadModel& w, const StepContext& x, bool keep_scores) {
+  const double t = x.t, s = x.s, h = x.h, a = x.a, f = x.f, tok = x.tok;
+  const double e_bytes = units::InBytes(w.precision);
+  const double rep_div = w.sequence_parallel ? t : 1.0;
+  const double fp8_saving = w.fp8_activations ? e_bytes - 1.0 : 0.0;  // per element kept in FP8
+  const double replicated = 4.0 * h * e_bytes - 2.0 * h * fp8_saving +
+                            2.0 * (w.rms_norm ? 4.0 : 8.0) + (w.dropout ? 2.0 * h : 0.0);
+  const double kv = x.kv;
+  const double attention = (2.0 * h + 2.0 * kv) * e_bytes + (w.fp8_activations ? h : 0.0);
+  const double mlp = (w.gated_mlp ? 3.0 : 2.0) * f * e_bytes - f * fp8_saving;
+  const double scores =
+      keep_scores ? a * s * (e_bytes + (w.dropout ? 1.0 + e_bytes : 0.0)) / t : 0.0;
+  Data layer_all = units::Bytes(tok * (replicated / rep_div + (attention + mlp) / t + scores));
+  // A mixture of experts keeps each token copy's expert activations and the permuted tokens
+  // (moe.h; counted at 2 bytes per element, scaled to the precision).
+  if (w.moe.enabled) {
+    layer_all += units::Bytes(tok * (e_bytes / 2.0) * w.moe.activation_bytes_delta / t);
+  }
+  return layer_all;
+}
+
 // The kernels of one layer and of the output layer that depend on (tp, cp, micro-batch) alone:
 // each weight multiply at its own shape after the tensor-parallel split, tok tokens by the layer's
 // input and output widths (q, k, v together; the MLP's up (and gate) projection; the output
-// projections), and one forward pass of the attention core.
+// projections), and one forward pass of the attention core; and the rest of LayerKernels, the
+// figures by recomputation for every mode (`every_recompute`, for EstimateLayerKernels) or only for
+// c's (a single estimate).
 inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
-                            const ParallelConfig& c, const StepContext& x) {
+                            const ParallelConfig& c, const StepContext& x, bool every_recompute) {
   const CalibrationModel& cal = hw.calibration;
   const double t = x.t, cp = x.cp, s = x.s, h = x.h, a = x.a, f = x.f, kv = x.kv, tok = x.tok;
   const GemmCost& gemm = x.gemm;
@@ -604,6 +710,42 @@ inline LayerKernels Kernels(const WorkloadModel& w, const TrainingHardware& hw,
     k.tensor_parallel_all_reduce =
         AllReduce(message, c.tp, std::min(c.tp, hw.scale_up_gpus), x.up, x.out).Total();
   }
+  // The rest of the step's figures that depend on (tp, cp, micro-batch) alone.
+  k.tokens = x.tok;
+  k.kv_width = x.kv;
+  k.gemm_ceiling = x.gemm.ceiling;
+  k.linear_ceiling = x.linear.ceiling;
+  k.hbm_rate = x.hbm_rate;
+  k.scale_up_bandwidth = x.up.bandwidth;
+  k.scale_out_bandwidth = hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency;
+  // The multiplies above are at the shape's parameter count; the layer's own count rescales them
+  // (a mixture of experts: its active parameters over the shape's).
+  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
+  k.params_scale = w.moe.enabled ? w.moe.active_scale : w.layer_params / shape_params;
+  // By recomputation (none or partial, selective, full) and attention scores kept or not: every
+  // case for the search to reuse, or only this configuration's.
+  const int mode = x.full ? 2 : (x.selective ? 1 : 0);
+  for (int i = 0; i < 3; ++i) {
+    if (every_recompute || i == mode) {
+      k.layer_memory[i] = LayerMemory(w, cal, x, k, /*full=*/i == 2, /*selective=*/i == 1);
+    }
+  }
+  const int keep = !w.flash_attention && !x.selective ? 1 : 0;
+  for (int i = 0; i < 2; ++i) {
+    if (every_recompute || i == keep) k.layer_activations[i] = LayerActivations(w, x, i == 1);
+  }
+  const double e_bytes = units::InBytes(w.precision);
+  k.checkpoint_activations = units::Bytes(tok * e_bytes * h / rep_div);
+  k.logits = units::Bytes(8.0 * tok * x.vocab / t);
+  // A pipeline send: the micro-batch's activation, 1/tp of it per rank with scatter-gather (or
+  // sequence parallelism); without sequence parallelism the receiving tensor-parallel group
+  // all-gathers the slices over the scale-up domain.
+  const bool sliced = (w.pipeline_scatter_gather || w.sequence_parallel) && c.tp > 1;
+  k.pipeline_full_message = tok * h * w.precision;
+  k.pipeline_message = sliced ? k.pipeline_full_message / t : k.pipeline_full_message;
+  if (sliced && !w.sequence_parallel) {
+    k.pipeline_gather = OneWayCollective(k.pipeline_full_message, c.tp, c.tp, x.up, x.out).Total();
+  }
   return k;
 }
 
@@ -635,13 +777,9 @@ inline PassTimes ExpertGemms(const WorkloadModel& w, const StepContext& x) {
 // MakeStepContext does for the data-parallel group).
 inline Link GroupScaleOut(const TrainingHardware& hw, int64_t group) {
   const CalibrationModel& cal = hw.calibration;
-  const bool beyond_leaf = hw.leaf_gpus > 0 && group > hw.leaf_gpus;
-  double slowdown = beyond_leaf ? units::InFraction(hw.leaf_oversubscription) : 1.0;
-  for (int i = 0; beyond_leaf && i < hw.upper_tiers && group > hw.upper_block_gpus[i]; ++i) {
-    slowdown *= hw.upper_oversubscription[i];
-  }
-  return Link{hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / slowdown,
-              cal.scale_out_latency};
+  return Link{
+      hw.scale_out_bandwidth * cal.scale_out_bandwidth_efficiency / ScaleOutSlowdown(hw, group),
+      cal.scale_out_latency};
 }
 
 // The expert-parallel all-to-all of the mean layer: sets ep and ep_forward. The ep ranks are tp x
@@ -684,13 +822,10 @@ inline void LayerExpertParallel(const WorkloadModel& w, const TrainingHardware& 
 // forward; selective and full recomputation rerun the forward.
 inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const LayerKernels& k,
                          LayerTimes& lt) {
-  const double h = x.h, f = x.f, kv = x.kv;
   const double forwards = x.full ? 2.0 : 1.0;
-  const double up_width = (w.gated_mlp ? 2.0 : 1.0) * f;
-  const double shape_params = 2.0 * h * h + 2.0 * h * kv + (up_width + f) * h;
   // A mixture of experts adds its experts' multiplies (per configuration: their shapes depend on
-  // ep) and scales by its active parameters over the shape's.
-  const double params_scale = w.moe.enabled ? w.moe.active_scale : w.layer_params / shape_params;
+  // ep) and scales by its active parameters over the shape's (LayerKernels' params_scale).
+  const double params_scale = k.params_scale;
   const PassTimes experts = w.moe.enabled ? ExpertGemms(w, x) : PassTimes{};
   lt.dense_fwd = params_scale * (k.dense_forward + experts.forward);
   lt.dense = forwards * lt.dense_fwd + params_scale * (k.dense_backward + experts.backward);
@@ -698,22 +833,6 @@ inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const Lay
   lt.attn_fwd = k.attention_forward;
   const double attn_passes = 3.0 + (x.full || x.selective ? 1.0 : 0.0);
   lt.compute = lt.dense + attn_passes * k.attention_forward;
-}
-
-// The layer's memory-bound HBM traffic and kernel overheads.
-inline Time LayerMemory(const WorkloadModel& w, const CalibrationModel& cal, const StepContext& x,
-                        const LayerKernels& k) {
-  const double tok = x.tok;
-  const bool full = x.full;
-  // One forward pass's traffic per token (LayerKernels); the backward pass moves twice as much;
-  // full recomputation adds one forward pass, selective the attention scores again.
-  const double layer_elements = tok * (k.memory_elements_per_token * (full ? 4.0 : 3.0) +
-                                       (x.selective ? k.score_elements_per_token : 0.0) +
-                                       k.fp8_forward_elements_per_token * (full ? 2.0 : 1.0) +
-                                       k.fp8_backward_elements_per_token);
-  // Plus the fixed cost of the layer's kernels: 13 forward, 26 backward, 13 more when the forward
-  // is recomputed.
-  return layer_elements * w.precision / x.hbm_rate + (full ? 52.0 : 39.0) * cal.kernel_overhead;
 }
 
 // Tensor parallel: sets tp and tp_forward.
@@ -783,7 +902,7 @@ inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& 
                                 const LayerKernels& k, StepEstimate& e) {
   LayerTimes lt;
   LayerCompute(w, x, k, lt);
-  lt.memory = LayerMemory(w, hw.calibration, x, k);
+  lt.memory = k.layer_memory[x.full ? 2 : (x.selective ? 1 : 0)];
   LayerTensorParallel(w, hw, c, x, k, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
   if (w.moe.enabled) {
@@ -815,8 +934,9 @@ struct PipelineTimes {
 // --- The slowest stage and the pipeline. ---
 inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHardware& hw,
                                       const ParallelConfig& c, const StepContext& x,
-                                      const LayerTimes& lt, StepEstimate& e) {
-  const double t = x.t, p = x.p, v = x.v, h = x.h, tok = x.tok;
+                                      const LayerKernels& k, const LayerTimes& lt,
+                                      StepEstimate& e) {
+  const double p = x.p, v = x.v;
   const Link& up = x.up;
   const Link& out = x.out;
   PipelineTimes pl;
@@ -833,15 +953,14 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
   Time fill_send = units::Seconds(0.0);  // one send on the fill and drain path, never hidden
   if (c.pp > 1) {
     const bool sliced = (w.pipeline_scatter_gather || w.sequence_parallel) && c.tp > 1;
-    const Data full_message = tok * h * w.precision;
-    const Data message = sliced ? full_message / t : full_message;
+    const Data message = k.pipeline_message;
     const bool inside = c.tp * c.cp * c.dp < hw.scale_up_gpus;
     if (!inside && x.no_fabric) e.infeasible = Infeasible::kNoScaleOut;
     const Link& link = inside ? up : out;
     Time one = message / link.bandwidth + link.latency;
     if (sliced && !w.sequence_parallel) {
       // The receiving tensor-parallel group all-gathers the slices over the scale-up domain.
-      one += OneWayCollective(full_message, c.tp, c.tp, up, out).Total();
+      one += k.pipeline_gather;
     }
     p2p = 2.0 * v * one;
     fill_send = one;
@@ -887,6 +1006,13 @@ struct StageParams {
   // Parameters whose optimizer state this GPU keeps: gpu_params / shards for a dense model; a
   // mixture of experts shards its experts over the expert data-parallel group (shards / ep).
   double optimizer_params;
+  // What the data-parallel collectives and the optimizer step need besides.
+  double stage_layers;
+  double gpu_expert_params;
+  Data shared_gradient_bytes;  // the gradients reduced over dp x cp (the experts' apart)
+  Data shared_param_bytes;
+  double buckets;
+  double fp8_cast_params;
 };
 
 // --- Parameters on the most loaded stage, data parallel and optimizer. ---
@@ -906,17 +1032,11 @@ struct StageParams {
 // Memory: the sharded states divided over the ranks; ZeRO-3 also holds two layers' whole weights
 // (the running and the prefetched one) and ZeRO-2 and 3 one bucket (a layer under ZeRO-3) of
 // whole gradients, never more than the unsharded copy.
-inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
-                                        const ParallelConfig& c, const StepContext& x,
-                                        const PipelineTimes& pl, StepEstimate& e) {
-  const CalibrationModel& cal = hw.calibration;
+inline StageParams EstimateStageParams(const WorkloadModel& w, const ParallelConfig& c,
+                                       const StepContext& x, const GroupFigures& g,
+                                       const PipelineTimes& pl, StepEstimate& e) {
   const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
-  const bool full = x.full;
   const int64_t z = x.zero;
-  const Link& up = x.up;
-  const Link& out = x.out;
-  const Time stage = pl.stage;
-  const double m = pl.m;
   const double stage_layers = D(std::max(pl.split.first_layers, pl.split.last_layers));
   // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
   // both holds 2 V h when they are separate matrices.
@@ -935,11 +1055,8 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
   // ranks, tp apart, so a domain of D GPUs holds D / tp of them.
   const int64_t ranks = c.dp * c.cp;
-  const int64_t per_domain = c.tp < hw.scale_up_gpus ? hw.scale_up_gpus / c.tp : 1;
   // One collective per gradient bucket; each pays its latency steps. ZeRO-3: one per layer.
-  const double bucket_params = w.gradient_bucket_params > 0
-                                   ? w.gradient_bucket_params
-                                   : std::max(kFixedBucketParams, 1e6 * D(ranks));
+  const double bucket_params = g.bucket_params;
   const double layer_units = stage_layers + 1.0;  // the layers and the embedding or output layer
   // ZeRO-3 gathers and reduces layer by layer, a layer larger than a bucket in bucket-sized
   // pieces (Megatron-FSDP's buckets): never fewer collectives than ZeRO-1's buckets.
@@ -947,15 +1064,58 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   const double buckets = z >= 3 ? std::max(layer_units, step_buckets) : step_buckets;
   const double shards = z >= 1 ? d * cp : 1.0;
   const double expert_shards = z >= 1 ? std::max(1.0, shards / x.ep) : 1.0;
+  const double optimizer_params = gpu_shared_params / shards + gpu_expert_params / expert_shards;
+  const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
+  if (x.no_fabric && ranks > 1 && g.domains > 1) {
+    e.infeasible = Infeasible::kNoScaleOut;
+  }
+  // HBM: the weights (and their FP8 copies, cached across the step's micro-batches), gradients
+  // and optimizer state as the stage shards them.
+  const double layer_here = layer_params_here / t;
+  Data weights = gpu_params * w.precision;
+  Data gradients = gpu_params * w.gradient_element;
+  if (z >= 2) {
+    const double whole = z >= 3 ? layer_here : std::min(gpu_params, bucket_params);
+    gradients = std::min(gpu_params, optimizer_params + whole) * w.gradient_element;
+  }
+  Data fp8_copies = fp8_cast_params * units::Bytes(2.0);
+  if (z >= 3) {
+    weights = std::min(gpu_params, optimizer_params + 2.0 * layer_here) * w.precision;
+    fp8_copies = (w.fp8 ? 2.0 * layer_here : 0.0) * units::Bytes(2.0);
+  }
+  return StageParams{gpu_params,       gradients,    weights + fp8_copies, shards,
+                     optimizer_params, stage_layers, gpu_expert_params,    gradient_bytes,
+                     param_bytes,      buckets,      fp8_cast_params};
+}
+
+// The data-parallel collectives and the optimizer step of the stage `sp` (EstimateStageParams);
+// sets the step.
+inline void EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
+                                 const ParallelConfig& c, const StepContext& x,
+                                 const GroupFigures& g, const PipelineTimes& pl,
+                                 const StageParams& sp, StepEstimate& e) {
+  const CalibrationModel& cal = hw.calibration;
+  const bool full = x.full;
+  const int64_t z = x.zero;
+  const Link& up = x.up;
+  const Link& out = x.out;
+  const Time stage = pl.stage;
+  const double m = pl.m;
+  const double stage_layers = sp.stage_layers;
+  const double gpu_expert_params = sp.gpu_expert_params;
+  const Data gradient_bytes = sp.shared_gradient_bytes;
+  const Data param_bytes = sp.shared_param_bytes;
+  const int64_t ranks = c.dp * c.cp;
+  const double bucket_params = g.bucket_params;
+  const double buckets = sp.buckets;
   // The collectives of one step (z <= 1) or of one micro-batch (z >= 2: `reduce` per micro-batch;
   // z 3: `gather` twice per micro-batch).
   Levels reduce;
   Levels gather;
   const Steps steps = z >= 1 ? Steps::kRing : Steps::kTree;
   // ZeRO-0's all-reduce is a reduce-scatter and an all-gather of the gradients.
-  reduce = OneWayCollective(gradient_bytes, ranks, per_domain, up, out, steps, buckets);
-  gather =
-      z >= 1 ? OneWayCollective(param_bytes, ranks, per_domain, up, out, steps, buckets) : reduce;
+  reduce = OneWayCollective(gradient_bytes, g, up, out, steps, buckets);
+  gather = z >= 1 ? OneWayCollective(param_bytes, g, up, out, steps, buckets) : reduce;
   if (gpu_expert_params > 0) {
     // The experts' gradients: over the dp x cp / ep ranks holding the same experts, tp x ep apart.
     const int64_t expert_ranks = std::max<int64_t>(1, ranks / c.ep);
@@ -971,9 +1131,6 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
     gather = gather + (z >= 1 ? OneWayCollective(gpu_expert_params * w.precision, expert_ranks,
                                                  expert_per_domain, up, out, steps, expert_buckets)
                               : expert_reduce);
-  }
-  if (x.no_fabric && ranks > 1 && CeilDiv(ranks, std::clamp<int64_t>(per_domain, 1, ranks)) > 1) {
-    e.infeasible = Infeasible::kNoScaleOut;
   }
   const double reduces = z >= 2 ? m : 1.0;
   const double gathers = z >= 3 ? 2.0 * m : 1.0;
@@ -1011,33 +1168,18 @@ inline StageParams EstimateDataParallel(const WorkloadModel& w, const TrainingHa
   }
   e.data_parallel_exposed = e.data_parallel - hidden_sync;
   // Adam: read the gradient and fp32 master weight, m and v; write the last three and the weight.
-  const double optimizer_params = gpu_shared_params / shards + gpu_expert_params / expert_shards;
+  const double optimizer_params = sp.optimizer_params;
   // FP8: the layers' weights are cast once a step (read 2 bytes, write the FP8 copy and its
   // transpose, 1 byte each) and the copies kept across the micro-batches; under ZeRO-3 each
   // gathered layer is cast where it is used (2 m times a step) and only the two gathered layers'
   // copies are held.
-  const double fp8_cast_params = w.fp8 ? stage_layers * w.layer_params / t : 0.0;
+  const double fp8_cast_params = sp.fp8_cast_params;
   const double fp8_casts = z >= 3 ? 2.0 * m : 1.0;
   const Data optimizer_traffic =
       optimizer_params * (w.gradient_element + units::Bytes(24.0) + w.precision) +
       fp8_casts * fp8_cast_params * units::Bytes(4.0);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
-  // HBM: the weights (and their FP8 copies, cached across the step's micro-batches), gradients
-  // and optimizer state as the stage shards them.
-  const double layer_here = layer_params_here / t;
-  Data weights = gpu_params * w.precision;
-  Data gradients = gpu_params * w.gradient_element;
-  if (z >= 2) {
-    const double whole = z >= 3 ? layer_here : std::min(gpu_params, bucket_params);
-    gradients = std::min(gpu_params, optimizer_params + whole) * w.gradient_element;
-  }
-  Data fp8_copies = fp8_cast_params * units::Bytes(2.0);
-  if (z >= 3) {
-    weights = std::min(gpu_params, optimizer_params + 2.0 * layer_here) * w.precision;
-    fp8_copies = (w.fp8 ? 2.0 * layer_here : 0.0) * units::Bytes(2.0);
-  }
-  return StageParams{gpu_params, gradients, weights + fp8_copies, shards, optimizer_params};
 }
 
 // Activations on the first and last stages.
@@ -1050,12 +1192,20 @@ struct StageMemory {
   Data states;  // weights, gradients and optimizer state
 };
 
+// Partial recomputation's rerun forwards, added to the step's times after them (AddRerun).
+struct Rerun {
+  double m = 0, p = 0, v = 0;
+  double layers = 0;  // on the slowest stage
+  Time fwd_compute, fwd_memory, fwd_tp, ep_forward, fwd_layer;
+};
+
 // Partial recomputation: on every stage the fewest layers (the same number k on each, as
 // Megatron's --recompute-num-layers) keep only their input, so the most loaded stage fits. Each
 // such layer saves (all - checkpoint) per micro-batch in flight and reruns its forward. Updates the
-// stages' activations and the step; returns the share of layers recomputed.
+// stages' activations and sets `rerun` (the step's added times); returns the share of layers
+// recomputed.
 inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const PipelineTimes& pl,
-                               StageMemory& sm, StepEstimate& e) {
+                               StageMemory& sm, Rerun& rerun, StepEstimate& e) {
   const double p = x.p, v = x.v, m = pl.m, heavy = pl.heavy;
   const Data layer_all = sm.layer_all, checkpoint = sm.checkpoint, states = sm.states;
   Data& first_stage = sm.first_stage;
@@ -1088,75 +1238,60 @@ inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const
   first_stage = first_stage - kd * per_layer;
   last_stage = last_stage - kd * (layer_all - checkpoint);
   // The rerun forwards: k layers on the slowest stage, every micro-batch and in the bubble.
-  const double rerun = std::min(kd, heavy);
-  const Time fwd_compute = lt.dense_fwd + lt.attn_fwd;
-  const Time fwd_memory = lt.memory / 3.0;
-  const Time fwd_tp = lt.tp_forward;
-  const Time fwd_layer = fwd_compute + fwd_memory + fwd_tp + lt.ep_forward;
-  e.compute += m * rerun * fwd_compute;
-  e.memory_bound += m * rerun * fwd_memory;
-  e.tensor_parallel += m * rerun * fwd_tp;
-  e.expert_parallel += m * rerun * lt.ep_forward;
-  e.pipeline_bubble += ((p - 1.0) / v) * rerun * fwd_layer;
-  e.step += (m + (p - 1.0) / v) * rerun * fwd_layer;
+  rerun.m = m;
+  rerun.p = p;
+  rerun.v = v;
+  rerun.layers = std::min(kd, heavy);
+  rerun.fwd_compute = lt.dense_fwd + lt.attn_fwd;
+  rerun.fwd_memory = lt.memory / 3.0;
+  rerun.fwd_tp = lt.tp_forward;
+  rerun.ep_forward = lt.ep_forward;
+  rerun.fwd_layer = rerun.fwd_compute + rerun.fwd_memory + rerun.fwd_tp + lt.ep_forward;
   e.recomputed_layers = k;
   return most > 0 ? kd / D(most) : 0.0;
 }
 
+// Adds partial recomputation's rerun forwards (PartialRecompute) to the step's times, once they
+// are set.
+inline void AddRerun(const Rerun& r, StepEstimate& e) {
+  const double m = r.m, p = r.p, v = r.v, rerun = r.layers;
+  e.compute += m * rerun * r.fwd_compute;
+  e.memory_bound += m * rerun * r.fwd_memory;
+  e.tensor_parallel += m * rerun * r.fwd_tp;
+  e.expert_parallel += m * rerun * r.ep_forward;
+  e.pipeline_bubble += ((p - 1.0) / v) * rerun * r.fwd_layer;
+  e.step += (m + (p - 1.0) / v) * rerun * r.fwd_layer;
+}
+
 // --- Memory per GPU. --- Returns the share of layers recomputed (-1: the attention core only).
 inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
-                             const ParallelConfig& c, const StepContext& x, const LayerTimes& lt,
-                             const PipelineTimes& pl, const StageParams& sp, StepEstimate& e) {
+                             const ParallelConfig& c, const StepContext& x, const LayerKernels& k,
+                             const LayerTimes& lt, const PipelineTimes& pl, const StageParams& sp,
+                             Rerun& rerun, StepEstimate& e) {
   const CalibrationModel& cal = hw.calibration;
-  const double t = x.t, p = x.p, v = x.v, s = x.s, h = x.h, a = x.a, f = x.f;
-  const double tok = x.tok, vocab = x.vocab, m = pl.m;
+  const double p = x.p, v = x.v, m = pl.m;
   const bool full = x.full, selective = x.selective, partial = x.partial;
   e.weights = sp.param_bytes;
   e.gradients = sp.gradient_bytes;
   e.optimizer_state = sp.optimizer_params * units::Bytes(12.0);  // fp32 master, Adam m, v
-  // Activations per layer and micro-batch, bytes per token (Korthikanti et al. 2022, by block
-  // variant; e = bytes per element). Replicated over tp unless sequence parallel: the two norms'
-  // inputs and the QKV and MLP-up inputs (4 h e; the last two 1 byte each with FP8 activations),
-  // the norms' fp32 statistics (2 x 8 LayerNorm, 2 x 4 RMSNorm) and, with dropout, the two 1-byte
-  // masks (2 h). Split over tp: queries, keys and values (h + 2 kv) and the attention output (h)
-  // e, plus an FP8 copy of it (h) with FP8 activations; the MLP's activation input and the MLP-down
-  // input (2 f e; gated: the gate and up outputs and the down input, 3 f e; the down input 1 byte
-  // with FP8 activations). Without FlashAttention, unless selective recomputation drops them, the
-  // softmax output (a s e) and, with dropout, its mask and output (a s (1 + e)). Full
-  // recomputation keeps only the layer input (h e) plus one layer's worth while it recomputes.
-  // A GPT block at 2 bytes is Korthikanti's 10 h + (8 h + 4 f) + 5 a s (plus the statistics).
-  const double e_bytes = units::InBytes(w.precision);
-  const double rep_div = w.sequence_parallel ? t : 1.0;
-  const bool keep_scores = !w.flash_attention && !selective;
-  const double fp8_saving = w.fp8_activations ? e_bytes - 1.0 : 0.0;  // per element kept in FP8
-  const double replicated = 4.0 * h * e_bytes - 2.0 * h * fp8_saving +
-                            2.0 * (w.rms_norm ? 4.0 : 8.0) + (w.dropout ? 2.0 * h : 0.0);
-  const double kv = x.kv;
-  const double attention = (2.0 * h + 2.0 * kv) * e_bytes + (w.fp8_activations ? h : 0.0);
-  const double mlp = (w.gated_mlp ? 3.0 : 2.0) * f * e_bytes - f * fp8_saving;
-  const double scores =
-      keep_scores ? a * s * (e_bytes + (w.dropout ? 1.0 + e_bytes : 0.0)) / t : 0.0;
+  // One layer's activations (LayerActivations) and what a recomputed layer keeps, from the
+  // kernels.
   StageMemory sm;
-  sm.layer_all = units::Bytes(tok * (replicated / rep_div + (attention + mlp) / t + scores));
-  // A mixture of experts keeps each token copy's expert activations and the permuted tokens
-  // (moe.h; counted at 2 bytes per element, scaled to the precision).
-  if (w.moe.enabled) {
-    sm.layer_all += units::Bytes(tok * (e_bytes / 2.0) * w.moe.activation_bytes_delta / t);
-  }
-  sm.checkpoint = units::Bytes(tok * e_bytes * h / rep_div);
+  sm.layer_all = k.layer_activations[!w.flash_attention && !selective ? 1 : 0];
+  sm.checkpoint = k.checkpoint_activations;
   const Data layer_kept = full ? sm.checkpoint : sm.layer_all;
   const Data working = (full || partial) ? sm.layer_all : units::Bytes(0.0);
   // 1F1B: the first stage holds min(m, p) micro-batches in flight, (1 + (p-1)/(p v)) times that
   // when interleaved; the last stage holds one, plus the fp32 logits and their gradient.
   sm.in_flight = std::min(m, p) * (c.virtual_stages > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0);
-  const Data logits = units::Bytes(8.0 * tok * vocab / t);
+  const Data logits = k.logits;
   sm.first_stage = D(pl.split.first_layers) * sm.in_flight * layer_kept + working +
                    (c.pp == 1 ? logits : units::Bytes(0.0));
   sm.last_stage = D(pl.split.last_layers) * layer_kept + working + logits;
   e.memory_usable = hw.hbm * cal.hbm_usable_fraction;
   sm.states = e.weights + e.gradients + e.optimizer_state;
   double recomputed_share = full ? 1.0 : (selective ? -1.0 : 0.0);  // -1: attention core only
-  if (partial) recomputed_share = PartialRecompute(x, lt, pl, sm, e);
+  if (partial) recomputed_share = PartialRecompute(x, lt, pl, sm, rerun, e);
   e.activations = std::max(sm.first_stage, sm.last_stage);
   e.memory = sm.states + e.activations;
   if (e.infeasible == Infeasible::kNone && e.memory > e.memory_usable) {
@@ -1190,13 +1325,20 @@ namespace {
 
 inline StepEstimate EstimateStepIn(const WorkloadModel& w, const TrainingHardware& hw,
                                    const ParallelConfig& c, const StepContext& x,
-                                   const LayerKernels& k, int64_t cluster_gpus) {
+                                   const LayerKernels& k, const GroupFigures& g,
+                                   int64_t cluster_gpus, bool stop_when_out_of_memory) {
   StepEstimate e;
   if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
   const LayerTimes lt = EstimateLayer(w, hw, c, x, k, e);
-  const PipelineTimes pl = EstimatePipeline(w, hw, c, x, lt, e);
-  const StageParams sp = EstimateDataParallel(w, hw, c, x, pl, e);
-  const double recomputed_share = EstimateMemory(w, hw, c, x, lt, pl, sp, e);
+  const PipelineTimes pl = EstimatePipeline(w, hw, c, x, k, lt, e);
+  // Memory reads none of the data-parallel and optimizer times, and they none of it: it comes
+  // first, so that a search can stop at a configuration that does not fit.
+  const StageParams sp = EstimateStageParams(w, c, x, g, pl, e);
+  Rerun rerun;
+  const double recomputed_share = EstimateMemory(w, hw, c, x, k, lt, pl, sp, rerun, e);
+  if (stop_when_out_of_memory && e.infeasible == Infeasible::kMemory) return e;
+  EstimateDataParallel(w, hw, c, x, g, pl, sp, e);
+  if (x.partial) AddRerun(rerun, e);
   EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
   return e;
 }
@@ -1209,19 +1351,60 @@ LayerKernels EstimateLayerKernels(const WorkloadModel& w, const TrainingHardware
   c.tp = tp;
   c.cp = cp;
   c.micro_batch = micro_batch;
-  return Kernels(w, hw, c, MakeStepContext(w, hw, c));
+  return Kernels(w, hw, c, MakeStepContext(w, hw, c), /*every_recompute=*/true);
+}
+
+namespace {
+
+inline GroupFigures GroupFiguresOf(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
+                                   int64_t cp, int64_t dp) {
+  // Gradient peers: the dp replicas and, holding the same weights, the cp ranks of each: dp x cp
+  // ranks, tp apart, so a domain of D GPUs holds D / tp of them. One collective per gradient
+  // bucket.
+  const int64_t ranks = dp * cp;
+  GroupFigures g = CollectiveShape(ranks, tp < hw.scale_up_gpus ? hw.scale_up_gpus / tp : 1);
+  g.scale_out_bandwidth = hw.scale_out_bandwidth * hw.calibration.scale_out_bandwidth_efficiency /
+                          ScaleOutSlowdown(hw, tp * cp * dp);
+  g.bucket_params = w.gradient_bucket_params > 0 ? w.gradient_bucket_params
+                                                 : std::max(kFixedBucketParams, 1e6 * D(ranks));
+  return g;
+}
+
+}  // namespace
+
+GroupFigures EstimateGroupFigures(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
+                                  int64_t cp, int64_t dp) {
+  return GroupFiguresOf(w, hw, tp, cp, dp);
 }
 
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus) {
   const StepContext x = MakeStepContext(w, hw, c);
-  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x), cluster_gpus);
+  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x, /*every_recompute=*/false),
+                        GroupFiguresOf(w, hw, c.tp, c.cp, c.dp), cluster_gpus,
+                        /*stop_when_out_of_memory=*/false);
 }
 
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus,
                           const LayerKernels& kernels) {
-  return EstimateStepIn(w, hw, c, MakeStepContext(w, hw, c), kernels, cluster_gpus);
+  const GroupFigures g = GroupFiguresOf(w, hw, c.tp, c.cp, c.dp);
+  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, g), kernels, g,
+                        cluster_gpus, /*stop_when_out_of_memory=*/false);
+}
+
+StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
+                          const ParallelConfig& c, int64_t cluster_gpus,
+                          const LayerKernels& kernels, const GroupFigures& group) {
+  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, group), kernels, group,
+                        cluster_gpus, /*stop_when_out_of_memory=*/false);
+}
+
+StepEstimate EstimateStepIfItFits(const WorkloadModel& w, const TrainingHardware& hw,
+                                  const ParallelConfig& c, int64_t cluster_gpus,
+                                  const LayerKernels& kernels, const GroupFigures& group) {
+  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, group), kernels, group,
+                        cluster_gpus, /*stop_when_out_of_memory=*/true);
 }
 
 int64_t MaxVirtualStages(int64_t layers, int64_t pp) {

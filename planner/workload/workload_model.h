@@ -34,7 +34,8 @@
 // memory-bound factor, the overlap) come from EfficiencyCalibration;
 // examples/calibrate_efficiency.cc fits them to published runs. EstimateStep is O(1) and never
 // allocates: the parallelism search (parallelism_search.h) calls it millions of times per
-// second.
+// second, with what depends on (tp, cp, micro-batch) alone (LayerKernels) and on (tp, cp, dp) alone
+// (GroupFigures) worked out once for many configurations.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(WorkloadModel w, BuildWorkloadModel(request.workload()));
@@ -294,11 +295,54 @@ struct LayerKernels {
   // fits in the scale-up domain (`has_tensor_parallel`); else worked out per configuration.
   bool has_tensor_parallel = false;
   units::Time tensor_parallel_all_reduce;
+  // The rest of what the step works out from (tp, cp, micro-batch) alone, so that EstimateStep
+  // with these kernels repeats none of it per configuration: the tokens per micro-batch on one
+  // GPU and the key width, the multiplies' ceilings, the memory-bound rate, the achieved link
+  // bandwidths (scale-out before any oversubscription), the share the layer's parameters scale
+  // the shape's multiplies by, the layer's memory-bound time by recomputation (none or partial,
+  // selective, full), one layer's activations (without and with its attention scores), what a
+  // recomputed layer keeps, the output layer's logits and a pipeline send's message (and its
+  // tensor-parallel all-gather).
+  double tokens = 0;
+  double kv_width = 0;
+  units::ComputeRate gemm_ceiling;
+  units::ComputeRate linear_ceiling;
+  units::DataRate hbm_rate;
+  units::DataRate scale_up_bandwidth;
+  units::DataRate scale_out_bandwidth;
+  double params_scale = 1;
+  std::array<units::Time, 3> layer_memory{};
+  std::array<units::Data, 2> layer_activations{};
+  units::Data checkpoint_activations;
+  units::Data logits;
+  units::Data pipeline_message;
+  units::Data pipeline_full_message;
+  units::Time pipeline_gather;
 };
 
 // The LayerKernels of `workload` for (tp, cp, micro_batch). O(1), no allocation.
 LayerKernels EstimateLayerKernels(const WorkloadModel& workload, const TrainingHardware& hardware,
                                   int64_t tp, int64_t cp, int64_t micro_batch);
+
+// What the step works out from (tp, cp, dp) alone: the scale-out link the data-parallel group
+// sees (slowed by the oversubscription it crosses), the shape of its gradient collectives over the
+// dp x cp ranks (the ranks per scale-up domain, the domains, their ring shares and tree steps) and
+// the gradient bucket. The parallelism search works it out once per (tp, cp, pp, dp) and reuses it
+// across micro-batches, virtual stages, recomputation modes, ZeRO stages and expert parallelism.
+struct GroupFigures {
+  units::DataRate scale_out_bandwidth;  // achieved, per GPU
+  int64_t ranks = 1;                    // dp x cp
+  int64_t per_domain = 1;               // of them in one scale-up domain, in [1, ranks]
+  int64_t domains = 1;                  // ceil(ranks / per_domain)
+  double up_share = 0;                  // (per_domain - 1) / per_domain
+  double out_share = 0;                 // (domains - 1) / domains
+  double tree_steps = 0;                // ceil(log2(domains))
+  double bucket_params = 0;             // parameters per gradient bucket
+};
+
+// The GroupFigures of `workload` for (tp, cp, dp). O(1), no allocation.
+GroupFigures EstimateGroupFigures(const WorkloadModel& workload, const TrainingHardware& hardware,
+                                  int64_t tp, int64_t cp, int64_t dp);
 
 // One step of `workload` on configuration `config` in a cluster of `cluster_gpus` GPUs (>=
 // config.Gpus(); the others idle and count in MFU). O(1), no allocation. A configuration that
@@ -311,6 +355,22 @@ StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware&
 StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
                           const ParallelConfig& config, int64_t cluster_gpus,
                           const LayerKernels& kernels);
+
+// EstimateStep with the kernels and the group's figures already worked out: `group` must be
+// EstimateGroupFigures(workload, hardware, config.tp, config.cp, config.dp). The same estimate, bit
+// for bit.
+StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware& hardware,
+                          const ParallelConfig& config, int64_t cluster_gpus,
+                          const LayerKernels& kernels, const GroupFigures& group);
+
+// The same, for a search that drops what does not fit: when the configuration needs more memory
+// than is usable (infeasible == Infeasible::kMemory) it stops there, and only infeasible,
+// micro_batches, recomputed_layers and the memory figures (weights, gradients, optimizer_state,
+// activations, memory, memory_usable) are EstimateStep's; otherwise the whole estimate is, bit for
+// bit.
+StepEstimate EstimateStepIfItFits(const WorkloadModel& workload, const TrainingHardware& hardware,
+                                  const ParallelConfig& config, int64_t cluster_gpus,
+                                  const LayerKernels& kernels, const GroupFigures& group);
 
 // The most virtual stages pp pipeline stages allow for `layers` layers: every chunk holds a layer,
 // except that the first and the last chunk may hold only the embedding or the output layer (as
