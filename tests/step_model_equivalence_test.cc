@@ -4,13 +4,15 @@
 // (FlashAttention or not, each software generation, gated or not, tied or untied embeddings,
 // `params` overriding the shape, the attention kernel's own efficiency, sequences long enough for
 // context parallelism), over random configurations (fixed seed, 250 per pair) of every
-// recomputation mode. Both EstimateStep overloads are held to it (the plain one and the one the
-// search calls with EstimateLayerKernels), and the search's answer is the reference's estimate of
-// the configuration it picked.
+// recomputation mode. Every entry point is held to it: the plain EstimateStep, the one with
+// EstimateLayerKernels, the one with EstimateGroupFigures too, and EstimateStepIfItFits (the
+// search's: its memory figures when the configuration does not fit, all of it when it does); and
+// the search's answer is the reference's estimate of the configuration it picked.
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "google/protobuf/text_format.h"
@@ -171,6 +173,7 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
   const Recompute modes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
                              RECOMPUTE_FULL};
   int compared = 0;
+  int memory_stops = 0;
   for (const TrainingHardware& hw : Hardwares()) {
     for (const Workload& proto : Workloads()) {
       const WorkloadModel w = BuildWorkloadModel(proto).value();
@@ -192,11 +195,38 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
             EstimateStep(w, hw, c, cluster, EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch));
         ASSERT_EQ(Differences(plain, want), "") << w.name << " " << DescribeConfig(c);
         ASSERT_EQ(Differences(reused, want), "") << w.name << " " << DescribeConfig(c);
+        // The search's entry points: with the group's figures worked out once, and the one that
+        // stops at the memory when the configuration does not fit (then only the memory figures
+        // and why are the reference's; otherwise all of it).
+        const LayerKernels k = EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch);
+        const GroupFigures g = EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp);
+        ASSERT_EQ(Differences(EstimateStep(w, hw, c, cluster, k, g), want), "")
+            << w.name << " " << DescribeConfig(c);
+        const StepEstimate fits = EstimateStepIfItFits(w, hw, c, cluster, k, g);
+        if (want.infeasible == Infeasible::kMemory) {
+          ++memory_stops;
+          EXPECT_EQ(fits.infeasible, Infeasible::kMemory);
+          EXPECT_EQ(fits.micro_batches, want.micro_batches);
+          EXPECT_EQ(fits.recomputed_layers, want.recomputed_layers);
+          for (const auto& [x, y] :
+               {std::pair{fits.weights, want.weights}, std::pair{fits.gradients, want.gradients},
+                std::pair{fits.optimizer_state, want.optimizer_state},
+                std::pair{fits.activations, want.activations}, std::pair{fits.memory, want.memory},
+                std::pair{fits.memory_usable, want.memory_usable}}) {
+            ASSERT_TRUE(Same(units::InBytes(x), units::InBytes(y)))
+                << w.name << " " << DescribeConfig(c);
+          }
+        } else {
+          ASSERT_EQ(Differences(fits, want), "") << w.name << " " << DescribeConfig(c);
+        }
         ++compared;
       }
     }
   }
   EXPECT_EQ(compared, kConfigurations * 5 * static_cast<int>(Hardwares().size()));
+  // Both branches of EstimateStepIfItFits were taken many times.
+  EXPECT_GT(memory_stops, 100);
+  EXPECT_LT(memory_stops, compared - 100);
 }
 
 TEST(StepModelEquivalence, TheSearchPicksWhatTheReferenceEstimates) {
