@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -163,6 +164,45 @@ bool ComputeOnly(absl::string_view path) {
          path == "hardware.network.scale_up_bandwidth_bytes_per_second";
 }
 
+// What the ledger knows of one scalar field without looking at a request: worked out once for the
+// schema (each plan walks ~150 fields).
+struct LedgerField {
+  const FieldRef* field;
+  const Default* default_value;  // nullptr when the model applies no default
+  std::string unit;
+  bool in_workload;      // workload.*
+  bool calibration;      // hardware.calibration.*
+  bool text;             // shown as text: a list, an enum, a bool or a string
+  bool mfu_only;         // read only by the compute model (MFU and peak)
+  bool money_only;       // read only by the money
+};
+
+const std::vector<LedgerField>& LedgerFields() {
+  static const auto* fields = [] {
+    auto* out = new std::vector<LedgerField>();
+    for (const std::string& path : AllScalarPaths()) {
+      if (IsBookkeeping(path)) continue;
+      const FieldRef* field = FindScalarField(path);
+      if (field == nullptr) continue;
+      const FieldDescriptor* f = field->leaf();
+      LedgerField l;
+      l.field = field;
+      l.default_value = FindDefault(path);
+      l.unit = FieldUnit(f);
+      l.in_workload = absl::StartsWith(path, "workload.");
+      l.calibration = absl::StartsWith(path, "hardware.calibration.");
+      l.text = f->is_repeated() || f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM ||
+               f->cpp_type() == FieldDescriptor::CPPTYPE_BOOL ||
+               f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
+      l.mfu_only = l.calibration || absl::StartsWith(path, "efficiency.") || ComputeOnly(path);
+      l.money_only = MoneyOnly(path);
+      out->push_back(std::move(l));
+    }
+    return out;
+  }();
+  return *fields;
+}
+
 // The objective a plan maximizes, for influence.
 double Objective(const Model& model, const ClusterEval& eval) {
   return model.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE
@@ -199,7 +239,9 @@ double Influence(const PlanRequest& request, const FieldRef& field, double value
   if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
     const int other = OtherEnumValue(field.path, static_cast<int>(value));
     if (other < 0) return 0;
-    PlanRequest changed = request;
+    // One request per thread, copied over for each move: its messages and strings are reused.
+    static thread_local PlanRequest changed;
+    changed.CopyFrom(request);
     // Through SetField, so that a new cooling type brings its own PUEs as it would for a user.
     auto* e = f->enum_type()->FindValueByNumber(other);
     if (e == nullptr || !SetField(field, e->name(), "influence", &changed).ok()) return 0;
@@ -214,7 +256,8 @@ double Influence(const PlanRequest& request, const FieldRef& field, double value
     if (integer)
       v = std::max(1.0, std::round(v)) == value ? value + (factor > 1 ? 1 : -1)
                                                 : std::max(1.0, std::round(v));
-    PlanRequest changed = request;
+    static thread_local PlanRequest changed;
+    changed.CopyFrom(request);
     if (!SetNumber(field, v, &changed).ok()) continue;
     const double moved = ObjectiveFor(changed);
     if (std::isfinite(moved)) return std::fabs(moved - base) / base;
@@ -222,25 +265,31 @@ double Influence(const PlanRequest& request, const FieldRef& field, double value
   return 0;
 }
 
-// Where the value of `path` comes from: its sources entry, or the user's request.
-void SetOrigin(const PlanRequest& request, const std::string& path, Assumption* a) {
-  const bool in_workload = absl::StartsWith(path, "workload.");
-  for (const FieldSource& s : request.sources()) {
-    if (s.path() == path) {
-      a->set_origin(s.origin());
-      a->set_source(s.source());
-      return;
-    }
+// The request's sources entries by path (the first of each path; a workload's under its relative
+// path, separately).
+struct SourceIndex {
+  explicit SourceIndex(const PlanRequest& request) {
+    for (const FieldSource& s : request.sources()) top.emplace(s.path(), &s);
+    for (const FieldSource& s : request.workload().sources()) workload.emplace(s.path(), &s);
   }
-  if (in_workload) {
-    const std::string relative = path.substr(std::string("workload.").size());
-    for (const FieldSource& s : request.workload().sources()) {
-      if (s.path() == relative) {
-        a->set_origin(s.origin());
-        a->set_source(s.source());
-        return;
-      }
-    }
+  absl::flat_hash_map<absl::string_view, const FieldSource*> top;
+  absl::flat_hash_map<absl::string_view, const FieldSource*> workload;
+};
+
+// Where the value of `path` comes from: its sources entry, or the user's request.
+void SetOrigin(const SourceIndex& sources, const std::string& path, bool in_workload,
+               Assumption* a) {
+  const FieldSource* found = nullptr;
+  if (auto it = sources.top.find(path); it != sources.top.end()) {
+    found = it->second;
+  } else if (in_workload) {
+    auto w = sources.workload.find(absl::string_view(path).substr(sizeof("workload.") - 1));
+    if (w != sources.workload.end()) found = w->second;
+  }
+  if (found != nullptr) {
+    a->set_origin(found->origin());
+    a->set_source(found->source());
+    return;
   }
   a->set_origin(ORIGIN_USER);
   a->set_source("the request");
@@ -277,37 +326,34 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     moved = &facility_only;
     base = ObjectiveFor(facility_only);
   }
-  for (const std::string& path : AllScalarPaths()) {
-    if (IsBookkeeping(path)) continue;
-    if (!request.has_workload() && absl::StartsWith(path, "workload.")) continue;
+  const SourceIndex sources(request);
+  for (const LedgerField& l : LedgerFields()) {
+    if (!request.has_workload() && l.in_workload) continue;
     if (!request.has_workload() && !request.efficiency().has_reference_workload() &&
-        absl::StartsWith(path, "hardware.calibration.")) {
+        l.calibration) {
       continue;
     }
-    auto field = ResolveField(path);
-    if (!field.ok()) continue;
-    const Default* d = FindDefault(path);
-    const bool set = IsSet(request, *field);
+    const FieldRef& field = *l.field;
+    const std::string& path = field.path;
+    const Default* d = l.default_value;
+    const bool set = IsSet(request, field);
     if (!set && (d == nullptr || !d->applies(request))) continue;
     Assumption* a = plan->add_assumptions();
     a->set_path(path);
-    a->set_unit(FieldUnit(field->leaf()));
-    const FieldDescriptor* f = field->leaf();
+    a->set_unit(l.unit);
     double value = 0;
-    if (f->is_repeated() || f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM ||
-        f->cpp_type() == FieldDescriptor::CPPTYPE_BOOL ||
-        f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
-      a->set_text_value(GetText(request, *field));
+    if (l.text) {
+      a->set_text_value(GetText(request, field));
       if (!set && path == "efficiency.reference_workload.model") {
         a->set_text_value(defaults::kReferenceModel);
       }
-      value = GetNumber(request, *field);
+      value = GetNumber(request, field);
     } else {
-      value = set ? GetNumber(request, *field) : d->value(request);
+      value = set ? GetNumber(request, field) : d->value(request);
       a->set_value(value);
     }
     if (set) {
-      SetOrigin(request, path, a);
+      SetOrigin(sources, path, l.in_workload, a);
     } else if (path == "site.pue" || path == "site.annual_pue") {
       const Cooling cooling = request.site().cooling();
       a->set_origin(cooling == COOLING_UNSPECIFIED ? ORIGIN_DEFAULT : ORIGIN_DERIVED);
@@ -316,19 +362,16 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
       a->set_origin(ORIGIN_DEFAULT);
       a->set_source(d->source);
     }
-    const bool workload_field =
-        absl::StartsWith(path, "workload.") || absl::StartsWith(path, "hardware.calibration.");
+    const bool workload_field = l.in_workload || l.calibration;
     // MFU never moves the GPU count: under the most-GPUs objective its inputs have no influence,
     // and re-solving for them would only search the reference job again.
-    const bool mfu_only = absl::StartsWith(path, "hardware.calibration.") ||
-                          absl::StartsWith(path, "efficiency.") || ComputeOnly(path);
     // Without a budget cap no price or cost reaches the GPU count or realized compute: solving
     // again would give the same plan, so the influence is 0 without it (a third of the ledger).
-    const bool money_only = MoneyOnly(path) && !model.caps.has_budget;
-    if ((mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) || money_only) {
+    const bool money_only = l.money_only && !model.caps.has_budget;
+    if ((l.mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) || money_only) {
       if (influence) a->set_influence(0);
     } else if (influence && !(request.has_workload() && workload_field)) {
-      a->set_influence(Influence(*moved, *field, value, base));
+      a->set_influence(Influence(*moved, field, value, base));
     }
   }
   // Most influential first; ties keep the schema's order.

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -493,6 +494,19 @@ absl::StatusOr<FieldRef> ResolveField(absl::string_view text) {
     cache->emplace(std::string(text), *ref);
   }
   return ref;
+}
+
+const FieldRef* FindScalarField(absl::string_view path) {
+  static const auto* table = [] {
+    auto* out = new absl::flat_hash_map<std::string, FieldRef>();
+    for (const std::string& p : AllScalarPaths()) {
+      absl::StatusOr<FieldRef> ref = ResolveFieldUncached(p);
+      if (ref.ok() && ref->path == p) out->emplace(p, *std::move(ref));
+    }
+    return out;
+  }();
+  auto it = table->find(path);
+  return it == table->end() ? nullptr : &it->second;
 }
 
 std::string FieldUnit(const FieldDescriptor* f) {

@@ -74,6 +74,11 @@ std::string ResolveAlias(absl::string_view name);
 // append: index == size).
 absl::StatusOr<FieldRef> ResolveField(absl::string_view path);
 
+// The resolved field of a path in AllScalarPaths() as written there (no alias, no index), or
+// nullptr for any other text: a table built once, for the loops that walk the schema (the ledger)
+// or check many paths (a request's sources), with no copy and no lock.
+const FieldRef* FindScalarField(absl::string_view path);
+
 // The unit a field's values are in, from its name: "W", "VA", "USD", "USD/kWh", "USD/W", "bit/s",
 // "B/s", "FLOP/s", "B", "y", "h", "1" for other numbers, "" for enums, booleans and strings.
 std::string FieldUnit(const google::protobuf::FieldDescriptor* field);

@@ -679,15 +679,26 @@ absl::Status ValidateSources(const PlanRequest& r) {
                                           std::max(r.sources_size(), r.workload().sources_size()))),
                          "sources");
   }
+  // A preset carries tens of sources: the common case (a known origin, a canonical path, a source
+  // of sensible length) costs a table lookup, with no string built.
+  std::string path;
   for (int i = 0; i < r.sources_size() + r.workload().sources_size(); ++i) {
     const bool in_workload = i >= r.sources_size();
     const FieldSource& s = in_workload ? r.workload().sources(i - r.sources_size()) : r.sources(i);
+    if (in_workload) {
+      path.assign("workload.");
+      path.append(s.path());
+    }
+    const absl::string_view full = in_workload ? absl::string_view(path) : s.path();
+    if (Origin_IsValid(s.origin()) && !s.path().empty() && FindScalarField(full) != nullptr &&
+        !s.source().empty() && s.source().size() <= 1000) {
+      continue;
+    }
     const std::string where = in_workload
                                   ? absl::StrCat("workload.sources[", i - r.sources_size(), "]")
                                   : absl::StrCat("sources[", i, "]");
-    const std::string path = in_workload ? absl::StrCat("workload.", s.path()) : s.path();
     DCPLAN_RETURN_IF_ERROR(CheckEnum(where, "origin", s.origin(), Origin_IsValid, "Origin"));
-    if (auto field = ResolveField(path); !field.ok() || s.path().empty()) {
+    if (auto field = ResolveField(full); !field.ok() || s.path().empty()) {
       return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
                                where, ".path must name a field, got \"", Clip(s.path(), 80), "\"")),
                            absl::StrCat(where, ".path"));
