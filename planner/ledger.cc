@@ -170,11 +170,11 @@ struct LedgerField {
   const FieldRef* field;
   const Default* default_value;  // nullptr when the model applies no default
   std::string unit;
-  bool in_workload;      // workload.*
-  bool calibration;      // hardware.calibration.*
-  bool text;             // shown as text: a list, an enum, a bool or a string
-  bool mfu_only;         // read only by the compute model (MFU and peak)
-  bool money_only;       // read only by the money
+  bool in_workload;  // workload.*
+  bool calibration;  // hardware.calibration.*
+  bool text;         // shown as text: a list, an enum, a bool or a string
+  bool mfu_only;     // read only by the compute model (MFU and peak)
+  bool money_only;   // read only by the money
 };
 
 const std::vector<LedgerField>& LedgerFields() {
