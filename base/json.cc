@@ -46,9 +46,13 @@ std::string JsonQuote(absl::string_view text) {
 
 bool AppendProtobufJsonString(absl::string_view text, std::string* out) {
   // Plain characters are copied in runs; the rest escaped as protobuf's printer does.
-  const auto plain = [](unsigned char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>';
-  };
+  static constexpr struct PlainTable {
+    constexpr PlainTable() : is{} {
+      for (int c = 0x20; c < 0x7f; ++c) is[c] = c != '"' && c != '\\' && c != '<' && c != '>';
+    }
+    bool is[256];
+  } kPlain;
+  const auto plain = [](unsigned char c) { return kPlain.is[c]; };
   out->push_back('"');
   const char* p = text.data();
   const char* const end = p + text.size();

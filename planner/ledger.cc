@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -177,11 +178,19 @@ struct LedgerField {
   bool text;         // shown as text: a list, an enum, a bool or a string
   bool mfu_only;     // read only by the compute model (MFU and peak)
   bool money_only;   // read only by the money
+  int parent;        // index of the message holding it in LedgerParents()
 };
+
+// One field of each message that holds ledger fields (Parent() of it finds the message).
+std::vector<const FieldRef*>& LedgerParents() {
+  static auto* parents = new std::vector<const FieldRef*>();
+  return *parents;
+}
 
 const std::vector<LedgerField>& LedgerFields() {
   static const auto* fields = [] {
     auto* out = new std::vector<LedgerField>();
+    absl::flat_hash_map<std::string, int> parent_of;
     for (const std::string& path : AllScalarPaths()) {
       if (IsBookkeeping(path)) continue;
       const FieldRef* field = FindScalarField(path);
@@ -198,11 +207,36 @@ const std::vector<LedgerField>& LedgerFields() {
                f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
       l.mfu_only = l.calibration || absl::StartsWith(path, "efficiency.") || ComputeOnly(path);
       l.money_only = MoneyOnly(path);
+      const std::string parent = path.substr(0, path.rfind('.') + 1);
+      auto [it, added] = parent_of.emplace(parent, static_cast<int>(LedgerParents().size()));
+      if (added) LedgerParents().push_back(field);
+      l.parent = it->second;
       out->push_back(std::move(l));
     }
     return out;
   }();
   return *fields;
+}
+
+// The message holding `field` in `request`, or null when a message on the way is absent.
+const Message* ParentMessage(const PlanRequest& request, const FieldRef& field) {
+  const Message* msg = &request;
+  for (size_t i = 0; i + 1 < field.steps.size(); ++i) {
+    const FieldDescriptor* step = field.steps[i].field;
+    const Reflection* r = msg->GetReflection();
+    if (step->is_repeated() || !r->HasField(*msg, step)) return nullptr;
+    msg = &r->GetMessage(*msg, step);
+  }
+  return msg;
+}
+
+// IsSet (planner/request_edit.h) for a scalar path, with the message holding it found already.
+bool IsSetIn(const Message* msg, const FieldRef& field) {
+  if (msg == nullptr) return false;
+  const FieldDescriptor* f = field.leaf();
+  const Reflection* r = msg->GetReflection();
+  if (f->is_repeated()) return r->FieldSize(*msg, f) > 0;
+  return r->HasField(*msg, f);
 }
 
 // The objective a plan maximizes, for influence.
@@ -370,7 +404,12 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     base = ObjectiveFor(facility_only);
   }
   const SourceIndex sources(request);
-  for (const LedgerField& l : LedgerFields()) {
+  const std::vector<LedgerField>& fields = LedgerFields();
+  // Each message holding ledger fields looked up once (~20 of them for ~150 fields).
+  const std::vector<const FieldRef*>& parents = LedgerParents();
+  absl::InlinedVector<const Message*, 32> parent(parents.size());
+  for (size_t i = 0; i < parents.size(); ++i) parent[i] = ParentMessage(request, *parents[i]);
+  for (const LedgerField& l : fields) {
     if (!request.has_workload() && l.in_workload) continue;
     if (!request.has_workload() && !request.efficiency().has_reference_workload() &&
         l.calibration) {
@@ -379,7 +418,7 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     const FieldRef& field = *l.field;
     const std::string& path = field.path;
     const Default* d = l.default_value;
-    const bool set = IsSet(request, field);
+    const bool set = IsSetIn(parent[static_cast<size_t>(l.parent)], field);
     if (!set && (d == nullptr || !d->applies(request))) continue;
     Assumption* a = plan->add_assumptions();
     a->set_path(path);
