@@ -28,4 +28,8 @@ std::string JsonQuote(absl::string_view text);
 // it, when `text` is not ASCII: the caller then falls back to protobuf itself.
 bool AppendProtobufJsonString(absl::string_view text, std::string* out);
 
+// Appends `v` as protobuf's JSON printer writes a double: the shortest of %.15g and %.17g that
+// reads back exactly (SimpleDtoa), NaN and +-Infinity quoted.
+void AppendProtobufJsonDouble(double v, std::string* out);
+
 }  // namespace dcplan

@@ -17,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/json.h"
 #include "google/protobuf/descriptor.h"
+#include "proto/plan.pb.h"
+#include "proto/plan_json.h"
 
 namespace dcplan {
 namespace {
@@ -30,91 +32,6 @@ using google::protobuf::Reflection;
 // ------------------------------------------------------------------------------------------------
 // Printing
 // ------------------------------------------------------------------------------------------------
-
-// protobuf's SimpleDtoa: the shortest of %.15g and %.17g that reads back exactly. Without printing
-// twice and reading back: the shortest digits that read back (std::to_chars, Ryu) have 15 or fewer
-// exactly when %.15g reads back, and then %.15g prints those very digits (a normal double's
-// half-ulp is under half a unit of the 15th digit, so rounding its exact value to 15 digits lands
-// on them). Subnormals, where that argument fails, take the slow way.
-void AppendDoubleSlow(double v, std::string* out) {
-  char buffer[40];
-  auto printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 15);
-  double back = 0;
-  std::from_chars(buffer, printed.ptr, back);
-  if (back != v) {
-    printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
-  }
-  out->append(buffer, static_cast<size_t>(printed.ptr - buffer));
-}
-
-void AppendDouble(double v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("\"NaN\"");
-    return;
-  }
-  if (std::isinf(v)) {
-    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    return;
-  }
-  // Whole numbers below 10^15 print as integers under %.15g: the common case (watts, counts).
-  if (v == std::trunc(v) && std::abs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
-    absl::StrAppend(out, static_cast<int64_t>(v));
-    return;
-  }
-  if (std::abs(v) < std::numeric_limits<double>::min()) return AppendDoubleSlow(v, out);
-  // The shortest digits, as d.ddde+XX.
-  char sci[40];
-  const auto printed = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
-  const char* p = sci;
-  const bool negative = *p == '-';
-  if (negative) ++p;
-  char digits[20];
-  int n = 0;
-  for (; *p != 'e'; ++p) {
-    if (*p != '.') digits[n++] = *p;
-  }
-  int exponent = 0;
-  std::from_chars(p + (p[1] == '+' ? 2 : 1), printed.ptr, exponent);
-  if (n > 15) {
-    char buffer[40];
-    const auto wide =
-        std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
-    out->append(buffer, static_cast<size_t>(wide.ptr - buffer));
-    return;
-  }
-  // %.15g of those digits: fixed notation for exponents in [-4, 15), else d.ddde+XX; trailing
-  // zeros dropped (the shortest digits have none).
-  char text[48];
-  char* t = text;
-  if (negative) *t++ = '-';
-  if (exponent >= -4 && exponent < 15) {
-    if (exponent < 0) {
-      *t++ = '0';
-      *t++ = '.';
-      for (int i = -1; i > exponent; --i) *t++ = '0';
-      for (int i = 0; i < n; ++i) *t++ = digits[i];
-    } else {
-      for (int i = 0; i <= exponent; ++i) *t++ = i < n ? digits[i] : '0';
-      if (n > exponent + 1) {
-        *t++ = '.';
-        for (int i = exponent + 1; i < n; ++i) *t++ = digits[i];
-      }
-    }
-  } else {
-    *t++ = digits[0];
-    if (n > 1) {
-      *t++ = '.';
-      for (int i = 1; i < n; ++i) *t++ = digits[i];
-    }
-    *t++ = 'e';
-    *t++ = exponent < 0 ? '-' : '+';
-    const int e = exponent < 0 ? -exponent : exponent;
-    if (e >= 100) *t++ = static_cast<char>('0' + e / 100);
-    *t++ = static_cast<char>('0' + e / 10 % 10);
-    *t++ = static_cast<char>('0' + e % 10);
-  }
-  out->append(text, static_cast<size_t>(t - text));
-}
 
 // How the printer handles one field, worked out once per message type.
 enum class Kind : uint8_t {
@@ -156,6 +73,8 @@ struct MessageLayout {
   // For the parser: each field by its name and by its lowerCamelCase json_name (the name first, as
   // Descriptor::FindFieldByName, then the first field whose json_name it is).
   absl::flat_hash_map<std::string, const FieldLayout*> by_name;
+  // The type is Plan: printed by proto/plan_json.h.
+  bool plan = false;
 };
 
 Kind KindOf(const FieldDescriptor* f) {
@@ -199,6 +118,7 @@ class Layouts {
     auto it = layouts_.find(d);
     if (it != layouts_.end()) return it->second.get();
     MessageLayout* layout = (layouts_[d] = std::make_unique<MessageLayout>()).get();
+    layout->plan = d == Plan::descriptor();
     for (int i = 0; i < d->field_count(); ++i) {
       const FieldDescriptor* f = d->field(i);
       FieldLayout fl;
@@ -251,6 +171,12 @@ class Printer {
   Printer(bool indent, std::string* out) : indent_(indent), out_(out) {}
 
   bool PrintMessage(const Message& m, const MessageLayout& layout, int depth) {
+    // A Plan (the answer every plan request prints) through the code generated for it.
+    if (layout.plan) {
+      if (const auto* plan = dynamic_cast<const Plan*>(&m)) {
+        return PrintPlanJson(*plan, indent_, depth, out_);
+      }
+    }
     const Reflection* r = m.GetReflection();
     out_->push_back('{');
     bool first = true;
@@ -304,7 +230,8 @@ class Printer {
         return PrintMessage(rep ? r->GetRepeatedMessage(m, f, index) : r->GetMessage(m, f),
                             *fl.message, depth);
       case Kind::kDouble:
-        AppendDouble(rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f), out_);
+        AppendProtobufJsonDouble(rep ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f),
+                                 out_);
         return true;
       case Kind::kInt32:
         absl::StrAppend(out_, rep ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f));

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "proto/plan.pb.h"
+#include "proto/plan_json.h"
 #include "proto/request.pb.h"
 #include "proto/service.pb.h"
 #include "proto/training.pb.h"
@@ -187,6 +189,39 @@ TEST(JsonFast, PrintsAndParsesEveryMessageTypeAsProtobufDoes) {
   // A good share of the texts take the fast path (the others have escapes or a -0 somewhere; each
   // new field makes a random message likelier to hold one, so the floor is a quarter, not a count).
   EXPECT_GT(fast_parses, 2 * 301 * 10 / 4) << "of " << 2 * 301 * 10;
+}
+
+TEST(JsonFast, GeneratedPlanPrinterWritesWhatProtobufWrites) {
+  // proto/plan_json.h's printer, generated from plan.proto, called directly on Plans filled six
+  // levels deep (every message type inside a Plan reached), compact and indented, as the top
+  // level and as if nested two levels down; the reference is protobuf's own printer.
+  std::mt19937_64 rng(20261206);
+  for (int i = 0; i < 400; ++i) {
+    Plan plan;
+    Randomize(&plan, rng, 6);
+    for (bool indent : {false, true}) {
+      std::string out = "prefix";
+      if (!PrintPlanJson(plan, indent, 0, &out)) {
+        // Declines only what protobuf's printer must take (none of Randomize's strings).
+        ADD_FAILURE() << plan.DebugString();
+        return;
+      }
+      ASSERT_EQ(out, "prefix" + ProtobufJson(plan, indent));
+    }
+  }
+  // Nested: each line of the indented text two more spaces in.
+  Plan plan;
+  plan.set_name("seed");
+  std::string nested;
+  ASSERT_TRUE(PrintPlanJson(plan, true, 2, &nested));
+  std::string top;
+  ASSERT_TRUE(PrintPlanJson(plan, true, 0, &top));
+  EXPECT_EQ(nested, absl::StrReplaceAll(top, {{"\n", "\n  "}}));
+  // A non-ASCII string is declined with the output untouched (the caller falls back to protobuf).
+  plan.set_name("h100-dgx \xc3\xa9");
+  std::string declined = "kept";
+  EXPECT_FALSE(PrintPlanJson(plan, false, 0, &declined));
+  EXPECT_EQ(declined, "kept");
 }
 
 TEST(JsonFast, EscapesEveryAsciiCharacterAsProtobufDoes) {

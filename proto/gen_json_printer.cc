@@ -1,0 +1,229 @@
+// File: proto/gen_json_printer.cc
+//
+// Writes C++ that prints a Plan (and every message type inside it) as proto3 JSON through the
+// generated accessors: the code proto/json_fast.cc's reflection printer would run, unrolled for
+// one schema. Bazel runs it at build time (proto/BUILD.bazel, genrule plan_json_cc); the output is
+// never checked in, so a field added to plan.proto is printed with no change here.
+//
+// The output is byte for byte what json_fast.cc's printer (and so protobuf's printer with io.h's
+// options) writes: fields outside any oneof in declaration order, message fields only when present,
+// then the members of oneofs (proto3 `optional` included) by field number when set; doubles in
+// protobuf's shortest form; 64-bit integers quoted; enums by name; strings escaped as protobuf
+// does. Whatever json_fast declines (maps, bytes, floats, non-ASCII strings) makes the generated
+// printer decline too, and the caller falls back.
+//
+//   bazel-bin/proto/gen_json_printer > plan_json.cc
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/descriptor.h"
+#include "proto/plan.pb.h"
+
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::EnumDescriptor;
+using google::protobuf::FieldDescriptor;
+
+// The C++ class of a message type: ::dcplan::Plan, ::dcplan::Outer_Inner.
+std::string ClassName(const Descriptor* d) {
+  if (d->containing_type() != nullptr) {
+    return absl::StrCat(ClassName(d->containing_type()), "_", d->name());
+  }
+  return absl::StrCat("::", absl::StrReplaceAll(d->file()->package(), {{".", "::"}}),
+                      "::", d->name());
+}
+
+// The generated function's name for a message type.
+std::string FunctionName(const Descriptor* d) {
+  return absl::StrCat("Print_", absl::StrReplaceAll(d->full_name(), {{".", "_"}}));
+}
+
+// The accessor protobuf's C++ generator gives a field: its name, with `_` after a C++ keyword.
+std::string Accessor(const FieldDescriptor* f) {
+  static const std::set<std::string> kKeywords = {
+      "alignas",  "alignof",  "and",      "asm",      "auto",     "bool",      "break",
+      "case",     "catch",    "char",     "class",    "const",    "constexpr", "continue",
+      "default",  "delete",   "do",       "double",   "else",     "enum",      "explicit",
+      "export",   "extern",   "false",    "float",    "for",      "friend",    "goto",
+      "if",       "inline",   "int",      "long",     "mutable",  "namespace", "new",
+      "noexcept", "not",      "nullptr",  "operator", "or",       "private",   "protected",
+      "public",   "register", "return",   "short",    "signed",   "sizeof",    "static",
+      "struct",   "switch",   "template", "this",     "throw",    "true",      "try",
+      "typedef",  "typeid",   "typename", "union",    "unsigned", "using",     "virtual",
+      "void",     "volatile", "while",    "xor"};
+  std::string name = f->lowercase_name();
+  if (kKeywords.count(name) > 0) name += "_";
+  return name;
+}
+
+// A C++ string literal holding `text` (printable ASCII expected: JSON keys and enum names).
+std::string Literal(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+void Collect(const Descriptor* d, std::vector<const Descriptor*>* out,
+             std::set<const Descriptor*>* seen) {
+  if (!seen->insert(d).second) return;
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_map()) {
+      Collect(f->message_type(), out, seen);
+    }
+  }
+  out->push_back(d);
+}
+
+bool Declined(const FieldDescriptor* f) {
+  return f->is_map() || f->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT ||
+         f->type() == FieldDescriptor::TYPE_BYTES;
+}
+
+// Statements appending the value `v` (an expression) of field `f` at nesting `depth` (a C++
+// expression).
+std::string Value(const FieldDescriptor* f, const std::string& v, const std::string& depth) {
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      return absl::StrCat("if (!", FunctionName(f->message_type()), "(", v, ", o, ", depth,
+                          ")) return false;");
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return absl::StrCat("AppendProtobufJsonDouble(", v, ", o.out);");
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return absl::StrCat("absl::StrAppend(o.out, ", v, ");");
+    case FieldDescriptor::CPPTYPE_INT64:
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return absl::StrCat("absl::StrAppend(o.out, \"\\\"\", ", v, ", \"\\\"\");");
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return absl::StrCat("o.out->append(", v, " ? \"true\" : \"false\");");
+    case FieldDescriptor::CPPTYPE_ENUM: {
+      const EnumDescriptor* e = f->enum_type();
+      std::string s = absl::StrCat("switch (static_cast<int>(", v, ")) {");
+      std::set<int> done;
+      for (int k = 0; k < e->value_count(); ++k) {
+        const int number = e->value(k)->number();
+        if (!done.insert(number).second) continue;  // an alias: the first name, as protobuf
+        absl::StrAppend(&s, " case ", number, ": o.out->append(",
+                        Literal(absl::StrCat("\"", e->FindValueByNumber(number)->name(), "\"")),
+                        "); break;");
+      }
+      absl::StrAppend(&s, " default: absl::StrAppend(o.out, static_cast<int>(", v, ")); }");
+      return s;
+    }
+    case FieldDescriptor::CPPTYPE_STRING:
+      return absl::StrCat("if (!AppendProtobufJsonString(", v, ", o.out)) return false;");
+  }
+  return "return false;";
+}
+
+// The body printing field `f` of `m` at `depth` (the message's own nesting).
+std::string Field(const FieldDescriptor* f) {
+  if (Declined(f)) return "  return false;\n";
+  const std::string name = Accessor(f);
+  std::string s = absl::StrCat("  o.Key(depth, &first, ",
+                               Literal(absl::StrCat("\"", f->name(), "\":")), ");\n");
+  if (!f->is_repeated()) {
+    absl::StrAppend(&s, "  ", Value(f, absl::StrCat("m.", name, "()"), "depth + 1"), "\n");
+    return s;
+  }
+  absl::StrAppend(&s, "  o.out->push_back('[');\n", "  for (int i = 0; i < m.", name,
+                  "_size(); ++i) {\n", "    if (i > 0) o.out->push_back(',');\n",
+                  "    o.NewLine(depth + 2);\n", "    ",
+                  Value(f, absl::StrCat("m.", name, "(i)"), "depth + 2"), "\n  }\n", "  if (m.",
+                  name, "_size() > 0) o.NewLine(depth + 1);\n", "  o.out->push_back(']');\n");
+  return s;
+}
+
+}  // namespace
+
+int main() {
+  std::vector<const Descriptor*> types;
+  std::set<const Descriptor*> seen;
+  Collect(dcplan::Plan::descriptor(), &types, &seen);
+  std::set<std::string> headers;
+  for (const Descriptor* d : types) {
+    std::string file = d->file()->name();
+    headers.insert(file.substr(0, file.rfind('.')) + ".pb.h");
+  }
+  std::cout << "// Generated by proto/gen_json_printer.cc at build time: do not edit.\n"
+               "#include \"proto/plan_json.h\"\n\n"
+               "#include <string>\n\n"
+               "#include \"absl/strings/str_cat.h\"\n"
+               "#include \"base/json.h\"\n";
+  for (const std::string& h : headers) std::cout << "#include \"" << h << "\"\n";
+  std::cout
+      << "\nnamespace dcplan {\nnamespace {\n\n"
+         "struct Out {\n"
+         "  std::string* out;\n"
+         "  bool indent;\n"
+         "  void NewLine(int depth) {\n"
+         "    if (!indent) return;\n"
+         "    out->push_back('\\n');\n"
+         "    out->append(static_cast<size_t>(depth), ' ');\n"
+         "  }\n"
+         "  // A member's key (\"name\":, then a space when indented), after a comma unless it\n"
+         "  // is the first.\n"
+         "  template <size_t N>\n"
+         "  void Key(int depth, bool* first, const char (&key)[N]) {\n"
+         "    if (!*first) out->push_back(',');\n"
+         "    *first = false;\n"
+         "    NewLine(depth + 1);\n"
+         "    out->append(key, N - 1);\n"
+         "    if (indent) out->push_back(' ');\n"
+         "  }\n"
+         "};\n\n";
+  for (const Descriptor* d : types) {
+    std::cout << "bool " << FunctionName(d) << "(const " << ClassName(d)
+              << "& m, Out& o, int depth);\n";
+  }
+  for (const Descriptor* d : types) {
+    std::vector<const FieldDescriptor*> plain, oneof;
+    for (int i = 0; i < d->field_count(); ++i) {
+      const FieldDescriptor* f = d->field(i);
+      (f->containing_oneof() != nullptr ? oneof : plain).push_back(f);
+    }
+    std::sort(oneof.begin(), oneof.end(), [](const FieldDescriptor* a, const FieldDescriptor* b) {
+      return a->number() < b->number();
+    });
+    std::cout << "\nbool " << FunctionName(d) << "(const " << ClassName(d)
+              << "& m, Out& o, int depth) {\n"
+              << "  o.out->push_back('{');\n"
+              << "  bool first = true;\n"
+              << "  (void)m;\n";
+    for (const FieldDescriptor* f : plain) {
+      const bool guarded = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_repeated();
+      std::cout << "  // " << f->name() << "\n";
+      if (guarded) std::cout << "  if (m.has_" << Accessor(f) << "()) {\n";
+      std::cout << Field(f);
+      if (guarded) std::cout << "  }\n";
+    }
+    for (const FieldDescriptor* f : oneof) {
+      std::cout << "  // " << f->name() << " (in oneof " << f->containing_oneof()->name()
+                << ")\n  if (m.has_" << Accessor(f) << "()) {\n"
+                << Field(f) << "  }\n";
+    }
+    std::cout << "  if (!first) o.NewLine(depth);\n"
+              << "  o.out->push_back('}');\n"
+              << "  return true;\n}\n";
+  }
+  std::cout << "\n}  // namespace\n\n"
+               "bool PrintPlanJson(const Plan& plan, bool indent, int depth, std::string* out) {\n"
+               "  const size_t size = out->size();\n"
+               "  Out o{out, indent};\n"
+               "  if (Print_dcplan_Plan(plan, o, depth)) return true;\n"
+               "  out->resize(size);\n"
+               "  return false;\n"
+               "}\n\n"
+               "}  // namespace dcplan\n";
+  return 0;
+}
