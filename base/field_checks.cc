@@ -40,15 +40,17 @@ std::string FieldPath(absl::string_view prefix, absl::string_view field) {
   return absl::StrCat(prefix, ".", field);
 }
 
-absl::Status CheckFinite(absl::string_view prefix, absl::string_view field, double value) {
+namespace field_checks_internal {
+
+absl::Status CheckFiniteFailed(absl::string_view prefix, absl::string_view field, double value) {
   if (std::isfinite(value)) return absl::OkStatus();
   return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
                            FieldPath(prefix, field), " must be finite, got ", FormatDouble(value))),
                        FieldPath(prefix, field));
 }
 
-absl::Status CheckAtMost(absl::string_view prefix, absl::string_view field, double value,
-                         double max) {
+absl::Status CheckAtMostFailed(absl::string_view prefix, absl::string_view field, double value,
+                               double max) {
   if (value <= max) return absl::OkStatus();
   return WithFieldPath(absl::OutOfRangeError(absl::StrCat(FieldPath(prefix, field),
                                                           " must be <= ", FormatDouble(max),
@@ -56,8 +58,8 @@ absl::Status CheckAtMost(absl::string_view prefix, absl::string_view field, doub
                        FieldPath(prefix, field));
 }
 
-absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field, double value,
-                              double max) {
+absl::Status CheckNonNegativeFailed(absl::string_view prefix, absl::string_view field, double value,
+                                    double max) {
   if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
   if (!(value >= 0)) {
     return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
@@ -67,8 +69,8 @@ absl::Status CheckNonNegative(absl::string_view prefix, absl::string_view field,
   return CheckAtMost(prefix, field, value, max);
 }
 
-absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, double value,
-                           double max, absl::string_view note) {
+absl::Status CheckPositiveFailed(absl::string_view prefix, absl::string_view field, double value,
+                                 double max, absl::string_view note) {
   if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
   if (!(value > 0)) {
     return WithFieldPath(
@@ -79,8 +81,8 @@ absl::Status CheckPositive(absl::string_view prefix, absl::string_view field, do
   return CheckAtMost(prefix, field, value, max);
 }
 
-absl::Status CheckInRange(absl::string_view prefix, absl::string_view field, double value,
-                          double lo, double hi, RangeLow low) {
+absl::Status CheckInRangeFailed(absl::string_view prefix, absl::string_view field, double value,
+                                double lo, double hi, RangeLow low) {
   if (absl::Status s = CheckFinite(prefix, field, value); !s.ok()) return s;
   const bool open = low == kOpenLow;
   if ((open ? value > lo : value >= lo) && value <= hi) return absl::OkStatus();
@@ -91,29 +93,31 @@ absl::Status CheckInRange(absl::string_view prefix, absl::string_view field, dou
       FieldPath(prefix, field));
 }
 
-absl::Status CheckCountAtLeast(absl::string_view prefix, absl::string_view field, uint64_t value,
-                               uint64_t min, absl::string_view note) {
+absl::Status CheckCountAtLeastFailed(absl::string_view prefix, absl::string_view field,
+                                     uint64_t value, uint64_t min, absl::string_view note) {
   if (value >= min) return absl::OkStatus();
   return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
                            FieldPath(prefix, field), " must be >= ", min, note, ", got ", value)),
                        FieldPath(prefix, field));
 }
 
-absl::Status CheckCountAtMost(absl::string_view prefix, absl::string_view field, uint64_t value,
-                              uint64_t max) {
+absl::Status CheckCountAtMostFailed(absl::string_view prefix, absl::string_view field,
+                                    uint64_t value, uint64_t max) {
   if (value <= max) return absl::OkStatus();
   return WithFieldPath(absl::OutOfRangeError(absl::StrCat(FieldPath(prefix, field),
                                                           " must be <= ", max, ", got ", value)),
                        FieldPath(prefix, field));
 }
 
-absl::Status CheckEnum(absl::string_view prefix, absl::string_view field, int value,
-                       bool (*is_valid)(int), absl::string_view enum_name) {
+absl::Status CheckEnumFailed(absl::string_view prefix, absl::string_view field, int value,
+                             bool (*is_valid)(int), absl::string_view enum_name) {
   if (is_valid(value)) return absl::OkStatus();
   return WithFieldPath(
       absl::InvalidArgumentError(absl::StrCat(FieldPath(prefix, field), " must be a known ",
                                               enum_name, " value, got ", value)),
       FieldPath(prefix, field));
 }
+
+}  // namespace field_checks_internal
 
 }  // namespace dcplan
