@@ -195,6 +195,8 @@ namespace {
 
 // What the search has found so far.
 struct SearchState {
+  // What every estimate works out from the workload and the hardware alone, worked out once.
+  StepModel model;
   SearchResult best;
   bool have = false;
   // For the error message when nothing fits.
@@ -236,7 +238,7 @@ inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t
                      int64_t* recomputed_layers = nullptr) {
   SearchResult& best = st.best;
   // Only the memory of a configuration that does not fit is needed.
-  const StepEstimate e = EstimateStepIfItFits(w, hw, c, gpus, kernels, group);
+  const StepEstimate e = EstimateStepIfItFits(st.model, c, gpus, kernels, group);
   if (recomputed_layers != nullptr) *recomputed_layers = e.recomputed_layers;
   ++best.evaluated;
   if (!e.Feasible()) {
@@ -398,6 +400,7 @@ absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const Tra
                                                int64_t gpus) {
   if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;
   SearchState st;
+  st.model = MakeStepModel(w, hw);
   st.best.searched = !w.FullyFixed();
   const std::vector<int64_t> batch_divisors = Divisors(w.global_batch);
   const int64_t tp_max = std::min<int64_t>(hw.scale_up_gpus, gpus);

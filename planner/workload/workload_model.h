@@ -372,6 +372,60 @@ StepEstimate EstimateStepIfItFits(const WorkloadModel& workload, const TrainingH
                                   const ParallelConfig& config, int64_t cluster_gpus,
                                   const LayerKernels& kernels, const GroupFigures& group);
 
+// What EstimateStep works out from the workload and the hardware alone: the shape's counts as
+// numbers and the constants of the memory, pipeline, optimizer and utilization terms. It points at
+// the workload and the hardware, which must outlive it unchanged.
+struct StepConstants {
+  const WorkloadModel* workload = nullptr;
+  const TrainingHardware* hardware = nullptr;
+  // seq_len, hidden, heads, ffn_hidden, vocab and layers as numbers; the calibration's compute
+  // units.
+  double s = 0, h = 0, a = 0, f = 0, vocab = 0, l = 0;
+  double compute_units = 0;
+  bool no_fabric = false;         // no scale-out fabric
+  units::Data memory_usable;      // HBM x hbm_usable_fraction
+  units::Time chunk_sync;         // a pipeline chunk boundary's two kernel overheads
+  units::Time moe_layer_kernels;  // a mixture of experts: its extra kernels, per mean layer
+  // The embedding and the output layer's parameters, V h, and with both on one stage (pp 1) as
+  // separate matrices 2 V h.
+  double output_params = 0;
+  double output_params_one_stage = 0;
+  units::Data optimizer_bytes_per_param;  // Adam's traffic: gradient + 24 bytes + weight
+  double tokens_per_step = 0;             // global batch x seq_len
+  double layer_tokens_per_step = 0;       // and x layers (the recomputed FLOPs)
+  double attention_core_flops = 0;        // 4 s h per token and layer
+  double recomputed_layer_flops = 0;      // 2 layer_params + 4 s h
+  units::Compute model_flops_per_step;
+};
+
+// A caller-held step model: the StepConstants, and the LayerKernels and GroupFigures of the last
+// configuration its EstimateStep saw. A caller that estimates many configurations of one job (the
+// parallelism search, a sweep over configurations) makes one with MakeStepModel and passes it to
+// every call. Not thread-safe: one per thread.
+struct StepModel {
+  StepConstants constants;
+  // The kernels of the last (tp, cp, micro-batch) and the figures of the last (tp, cp, dp) (0:
+  // none yet).
+  int64_t kernels_tp = 0, kernels_cp = 0, kernels_micro_batch = 0;
+  LayerKernels kernels;
+  int64_t group_tp = 0, group_cp = 0, group_dp = 0;
+  GroupFigures group;
+};
+
+// The StepModel of `workload` on `hardware` (both must outlive it). O(1), no allocation.
+StepModel MakeStepModel(const WorkloadModel& workload, const TrainingHardware& hardware);
+
+// EstimateStep with what the model holds: the same estimate, bit for bit. Reuses the model's
+// kernels and group figures when (tp, cp, micro-batch) and (tp, cp, dp) are the last call's, else
+// works them out and keeps them.
+StepEstimate EstimateStep(StepModel& model, const ParallelConfig& config, int64_t cluster_gpus);
+
+// EstimateStepIfItFits with the model's constants and the caller's kernels and group figures (the
+// parallelism search keeps many of them): the same estimate, bit for bit.
+StepEstimate EstimateStepIfItFits(const StepModel& model, const ParallelConfig& config,
+                                  int64_t cluster_gpus, const LayerKernels& kernels,
+                                  const GroupFigures& group);
+
 // The most virtual stages pp pipeline stages allow for `layers` layers: every chunk holds a layer,
 // except that the first and the last chunk may hold only the embedding or the output layer (as
 // Llama 3 405B runs 126 layers on 16 stages x 8 chunks), so pp x v <= layers + 2 when pp > 1.
