@@ -25,6 +25,26 @@ using units::Time;
 
 inline double D(int64_t v) { return static_cast<double>(v); }
 
+// std::floor and std::ceil, bit for bit (signed zeros, NaNs and infinities included), without the
+// library call that x86-64 before SSE4.1 makes of them: below 2^52 in magnitude the truncation to
+// int64 is exact, one step corrects it, and the result has the argument's sign
+// (a zero too); beyond that every double is already whole (or not finite) and goes to the library.
+// For the step's pipeline split, buckets and partial recomputation; the multiplies' wave
+// quantization (a chain of three) keeps the library's, faster there.
+constexpr double kTwo52 = 4503599627370496.0;
+inline double Floor(double x) {
+  if (!(std::fabs(x) < kTwo52)) return std::floor(x);
+  double t = static_cast<double>(static_cast<int64_t>(x));
+  if (t > x) t -= 1.0;
+  return std::copysign(t, x);
+}
+inline double Ceil(double x) {
+  if (!(std::fabs(x) < kTwo52)) return std::ceil(x);
+  double t = static_cast<double>(static_cast<int64_t>(x));
+  if (t < x) t += 1.0;
+  return std::copysign(t, x);
+}
+
 // A link as collectives see it: achieved bandwidth per GPU and latency per algorithm step.
 struct Link {
   DataRate bandwidth;
@@ -216,7 +236,8 @@ StageSplit SplitStages(int64_t l, int64_t p, int64_t v, Time w_layer, Time w_out
   }
   Time best = units::Seconds(0.0);
   bool have = false;
-  for (double kd : {std::floor(k_star), std::ceil(k_star)}) {
+  const double candidates[2] = {Floor(k_star), Ceil(k_star)};
+  for (double kd : candidates) {
     const int64_t k = std::clamp<int64_t>(static_cast<int64_t>(kd), 1, k_max);
     const int64_t last = std::max<int64_t>(0, l - (p - 1) * k);
     const int64_t first = std::min(k, l);
@@ -1044,7 +1065,7 @@ inline StageParams EstimateStageParams(const StepConstants& m, const ParallelCon
   const double layer_units = stage_layers + 1.0;  // the layers and the embedding or output layer
   // ZeRO-3 gathers and reduces layer by layer, a layer larger than a bucket in bucket-sized
   // pieces (Megatron-FSDP's buckets): never fewer collectives than ZeRO-1's buckets.
-  const double step_buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
+  const double step_buckets = std::max(1.0, Ceil(gpu_params / bucket_params));
   const double buckets = z >= 3 ? std::max(layer_units, step_buckets) : step_buckets;
   const double shards = z >= 1 ? d * cp : 1.0;
   const double expert_shards = z >= 1 ? std::max(1.0, shards / x.ep) : 1.0;
@@ -1106,7 +1127,7 @@ inline void EstimateDataParallel(const StepConstants& model, const ParallelConfi
     const int64_t expert_ranks = std::max<int64_t>(1, ranks / c.ep);
     const int64_t expert_per_domain =
         c.tp * c.ep < hw.scale_up_gpus ? hw.scale_up_gpus / (c.tp * c.ep) : 1;
-    const double expert_step_buckets = std::max(1.0, std::ceil(gpu_expert_params / bucket_params));
+    const double expert_step_buckets = std::max(1.0, Ceil(gpu_expert_params / bucket_params));
     const double expert_buckets =
         z >= 3 ? std::max(stage_layers, expert_step_buckets) : expert_step_buckets;
     const Levels expert_reduce =
@@ -1205,11 +1226,11 @@ inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const
     const Data last_saving = layer_all - checkpoint;
     const int64_t k_first =
         first_excess > units::Bytes(0.0)
-            ? static_cast<int64_t>(std::ceil(units::InFraction(first_excess / per_layer)))
+            ? static_cast<int64_t>(Ceil(units::InFraction(first_excess / per_layer)))
             : 0;
     const int64_t k_last =
         last_excess > units::Bytes(0.0)
-            ? static_cast<int64_t>(std::ceil(units::InFraction(last_excess / last_saving)))
+            ? static_cast<int64_t>(Ceil(units::InFraction(last_excess / last_saving)))
             : 0;
     k = std::max(k_first, k_last);
   }
