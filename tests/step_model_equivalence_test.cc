@@ -320,9 +320,9 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
   EXPECT_LT(memory_stops, compared - 100);
 }
 
-// A mixture of experts: the held model and the search's entry point against the plain
-// EstimateStep, over random configurations with expert parallelism (ep dividing dp and the
-// experts), both branches of EstimateStepIfItFits.
+// A mixture of experts: the held model, the search's entry point and kernels carrying the experts'
+// multiplies (AddExpertKernels) against the plain EstimateStep, over random configurations with
+// expert parallelism (ep dividing dp and the experts), both branches of EstimateStepIfItFits.
 TEST(StepModelEquivalence, MixturesOfExpertsMatchThePlainEstimate) {
   std::mt19937_64 rng(2222);
   const Recompute modes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
@@ -367,6 +367,18 @@ TEST(StepModelEquivalence, MixturesOfExpertsMatchThePlainEstimate) {
             << w.name << " " << DescribeConfig(c);
         const StepEstimate fits = EstimateStepIfItFits(model, c, cluster, k, g);
         ASSERT_EQ(Differences(fits, EstimateStepIfItFits(w, hw, c, cluster, k, g)), "")
+            << w.name << " " << DescribeConfig(c);
+        // The experts' multiplies in the kernels (as the search keeps them): this ep's, and
+        // another ep's (then worked out again).
+        LayerKernels with_experts = k;
+        AddExpertKernels(w, hw, c.tp, c.ep, with_experts);
+        ASSERT_EQ(with_experts.experts_ep, c.ep);
+        ASSERT_EQ(Differences(EstimateStepIfItFits(model, c, cluster, with_experts, g), fits), "")
+            << w.name << " " << DescribeConfig(c);
+        ASSERT_EQ(Differences(EstimateStep(w, hw, c, cluster, with_experts, g), want), "")
+            << w.name << " " << DescribeConfig(c);
+        AddExpertKernels(w, hw, c.tp, c.ep == 1 ? 2 : 1, with_experts);
+        ASSERT_EQ(Differences(EstimateStepIfItFits(model, c, cluster, with_experts, g), fits), "")
             << w.name << " " << DescribeConfig(c);
         if (want.infeasible == Infeasible::kMemory) {
           ++memory_stops;

@@ -211,6 +211,7 @@ struct SearchState {
   std::array<LayerKernels, 64> kernels;
   std::array<bool, 64> have_kernels{};
 
+  // With the experts' multiplies of c's ep (a mixture of experts).
   const LayerKernels& KernelsFor(const WorkloadModel& w, const TrainingHardware& hw,
                                  const ParallelConfig& c, int64_t b_first, int i) {
     if (c.tp != kernels_tp || c.cp != kernels_cp || b_first != kernels_b_first) {
@@ -222,6 +223,9 @@ struct SearchState {
     if (!have_kernels[i]) {
       kernels[i] = EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch);
       have_kernels[i] = true;
+    }
+    if (w.moe.enabled && kernels[i].experts_ep != c.ep) {
+      AddExpertKernels(w, hw, c.tp, c.ep, kernels[i]);
     }
     return kernels[i];
   }

@@ -822,13 +822,17 @@ inline void LayerExpertParallel(const WorkloadModel& w, const TrainingHardware& 
 // compute. Full recomputation reruns the forward pass. When `params` overrides the shape's count,
 // the multiplies' FLOPs are scaled to it. The backward pass of the attention core is twice the
 // forward; selective and full recomputation rerun the forward.
-inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const LayerKernels& k,
-                         LayerTimes& lt) {
+inline void LayerCompute(const WorkloadModel& w, const ParallelConfig& c, const StepContext& x,
+                         const LayerKernels& k, LayerTimes& lt) {
   const double forwards = x.full ? 2.0 : 1.0;
   // A mixture of experts adds its experts' multiplies (per configuration: their shapes depend on
   // ep) and scales by its active parameters over the shape's (LayerKernels' params_scale).
   const double params_scale = k.params_scale;
-  const PassTimes experts = w.moe.enabled ? ExpertGemms(w, x) : PassTimes{};
+  // (LayerKernels carries them when it has this ep's.)
+  const PassTimes experts = !w.moe.enabled ? PassTimes{}
+                            : k.experts_ep == c.ep
+                                ? PassTimes{k.experts_forward, k.experts_backward}
+                                : ExpertGemms(w, x);
   lt.dense_fwd = params_scale * (k.dense_forward + experts.forward);
   lt.dense = forwards * lt.dense_fwd + params_scale * (k.dense_backward + experts.backward);
   lt.backward_gemms = params_scale * (k.dense_backward + experts.backward);
@@ -904,7 +908,7 @@ inline LayerTimes EstimateLayer(const StepConstants& m, const ParallelConfig& c,
   const WorkloadModel& w = *m.workload;
   const TrainingHardware& hw = *m.hardware;
   LayerTimes lt;
-  LayerCompute(w, x, k, lt);
+  LayerCompute(w, c, x, k, lt);
   lt.memory = k.layer_memory[x.full ? 2 : (x.selective ? 1 : 0)];
   LayerTensorParallel(w, hw, c, x, k, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
@@ -1386,6 +1390,24 @@ LayerKernels EstimateLayerKernels(const WorkloadModel& w, const TrainingHardware
   return Kernels(w, hw, c, MakeStepContext(w, hw, c), /*every_recompute=*/true);
 }
 
+void AddExpertKernels(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp, int64_t ep,
+                      LayerKernels& k) {
+  if (!w.moe.enabled) return;
+  const CalibrationModel& cal = hw.calibration;
+  // The context ExpertGemms reads (tp, ep, hidden, tokens, the multiplies' cost), as EstimateStep
+  // builds it from the kernels.
+  StepContext x;
+  x.t = D(tp);
+  x.ep = D(ep);
+  x.h = D(w.hidden);
+  x.tok = k.tokens;
+  x.gemm = GemmCost{k.gemm_ceiling, cal.gemm_knee, D(cal.compute_units), w.precision};
+  const PassTimes experts = ExpertGemms(w, x);
+  k.experts_ep = ep;
+  k.experts_forward = experts.forward;
+  k.experts_backward = experts.backward;
+}
+
 namespace {
 
 inline GroupFigures GroupFiguresOf(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp,
@@ -1450,6 +1472,9 @@ StepEstimate EstimateStep(StepModel& model, const ParallelConfig& c, int64_t clu
     m.kernels_tp = c.tp;
     m.kernels_cp = c.cp;
     m.kernels_micro_batch = c.micro_batch;
+  }
+  if (k.workload->moe.enabled && m.kernels.experts_ep != c.ep) {
+    AddExpertKernels(*k.workload, *k.hardware, c.tp, c.ep, m.kernels);
   }
   if (c.tp != m.group_tp || c.cp != m.group_cp || c.dp != m.group_dp) {
     m.group = GroupFiguresOf(*k.workload, *k.hardware, c.tp, c.cp, c.dp);

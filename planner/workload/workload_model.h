@@ -318,11 +318,23 @@ struct LayerKernels {
   units::Data pipeline_message;
   units::Data pipeline_full_message;
   units::Time pipeline_gather;
+  // A mixture of experts: the experts' multiplies of the mean layer (router, routed and shared
+  // experts, weighted by the MoE layers' share; forward, and input and weight gradients) at expert
+  // parallelism `experts_ep` (0: none worked out; EstimateStep then works them out itself).
+  // AddExpertKernels sets them.
+  int64_t experts_ep = 0;
+  units::Time experts_forward;
+  units::Time experts_backward;
 };
 
 // The LayerKernels of `workload` for (tp, cp, micro_batch). O(1), no allocation.
 LayerKernels EstimateLayerKernels(const WorkloadModel& workload, const TrainingHardware& hardware,
                                   int64_t tp, int64_t cp, int64_t micro_batch);
+
+// Sets the experts' multiplies of `kernels` (EstimateLayerKernels(workload, hardware, tp, ...)) for
+// expert parallelism `ep`; nothing for a dense model. O(1), no allocation.
+void AddExpertKernels(const WorkloadModel& workload, const TrainingHardware& hardware, int64_t tp,
+                      int64_t ep, LayerKernels& kernels);
 
 // What the step works out from (tp, cp, dp) alone: the scale-out link the data-parallel group
 // sees (slowed by the oversubscription it crosses), the shape of its gradient collectives over the
