@@ -35,7 +35,9 @@
 // examples/calibrate_efficiency.cc fits them to published runs. EstimateStep is O(1) and never
 // allocates: the parallelism search (parallelism_search.h) calls it millions of times per
 // second, with what depends on (tp, cp, micro-batch) alone (LayerKernels) and on (tp, cp, dp) alone
-// (GroupFigures) worked out once for many configurations.
+// (GroupFigures) worked out once for many configurations. A caller estimating many configurations
+// of one job holds a StepModel (MakeStepModel): what depends on the workload and hardware alone,
+// and the last configuration's kernels and group figures.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(WorkloadModel w, BuildWorkloadModel(request.workload()));
@@ -45,6 +47,8 @@
 //   c.pp = 16;
 //   c.dp = 64;
 //   StepEstimate e = EstimateStep(w, hw, c, /*cluster_gpus=*/8192);
+//   StepModel model = MakeStepModel(w, hw);  // many configurations: the same estimates, faster
+//   StepEstimate same = EstimateStep(model, c, /*cluster_gpus=*/8192);
 //   double mfu = units::InFraction(e.mfu);
 #pragma once
 
