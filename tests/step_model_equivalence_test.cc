@@ -143,6 +143,74 @@ std::vector<Workload> Workloads() {
                         global_batch_sequences: 96
                         precision_bytes: 1
                         framework { sequence_parallel: false })pb"),
+      // FP8 with every recipe switch the other way from its default: attention and the output
+      // layer in FP8, current scaling, BF16 activations, its own GEMM speedup.
+      WorkloadFrom(R"pb(name: "fp8"
+                        layers: 80
+                        hidden: 8192
+                        heads: 64
+                        kv_heads: 8
+                        ffn_hidden: 28672
+                        gated_mlp: true
+                        vocab: 128256
+                        seq_len: 8192
+                        global_batch_sequences: 1024
+                        precision: TRAINING_PRECISION_FP8
+                        fp8 {
+                          attention_in_fp8: true
+                          output_layer_in_fp8: true
+                          current_scaling: true
+                          activations_in_fp8: false
+                          gemm_speedup_over_bf16: 1.6
+                        })pb"),
+      // FP8 with its recipe's defaults on 2024 software (FlashAttention-2, no tensor-parallel
+      // overlap).
+      WorkloadFrom(R"pb(name: "fp8-2024"
+                        layers: 61
+                        hidden: 7168
+                        heads: 56
+                        vocab: 100000
+                        seq_len: 4096
+                        global_batch_sequences: 768
+                        block { style: BLOCK_STYLE_LLAMA }
+                        precision: TRAINING_PRECISION_FP8
+                        framework { generation: SOFTWARE_MEGATRON_2024 })pb"),
+  };
+}
+
+// Mixtures of experts (the reference predates them: held to the plain EstimateStep).
+std::vector<Workload> MoeWorkloads() {
+  return {
+      WorkloadFrom(R"pb(name: "mixtral-8x22b"
+                        layers: 56
+                        hidden: 6144
+                        heads: 48
+                        kv_heads: 8
+                        ffn_hidden: 16384
+                        gated_mlp: true
+                        vocab: 32000
+                        seq_len: 4096
+                        global_batch_sequences: 256
+                        untied_embeddings: true
+                        moe { experts: 8 experts_per_token: 2 expert_ffn_hidden: 16384 })pb"),
+      WorkloadFrom(R"pb(name: "deepseek-v3-fp8"
+                        layers: 61
+                        hidden: 7168
+                        heads: 128
+                        ffn_hidden: 18432
+                        gated_mlp: true
+                        vocab: 129280
+                        seq_len: 4096
+                        global_batch_sequences: 15360
+                        untied_embeddings: true
+                        precision: TRAINING_PRECISION_FP8
+                        moe {
+                          experts: 256
+                          experts_per_token: 8
+                          expert_ffn_hidden: 2048
+                          shared_experts: 1
+                          dense_layers: 3
+                        })pb"),
   };
 }
 
@@ -177,6 +245,8 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
   for (const TrainingHardware& hw : Hardwares()) {
     for (const Workload& proto : Workloads()) {
       const WorkloadModel w = BuildWorkloadModel(proto).value();
+      // One held model across the configurations (as the search holds one).
+      StepModel model = MakeStepModel(w, hw);
       for (int i = 0; i < kConfigurations; ++i) {
         ParallelConfig c;
         const int64_t tps[] = {1, 2, 4, 8, 3, 72};
@@ -188,6 +258,7 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
                                    rng() % static_cast<uint64_t>(MaxVirtualStages(w.layers, c.pp)));
         c.recompute = modes[rng() % 4];
         c.cp = int64_t{1} << (rng() % 4);
+        c.zero = static_cast<int64_t>(rng() % 5) - 1;  // -1 (the framework's) .. 3
         const int64_t cluster = c.Gpus() + static_cast<int64_t>(rng() % 1000);
         const StepEstimate want = reference::ReferenceEstimateStep(w, hw, c, cluster);
         const StepEstimate plain = EstimateStep(w, hw, c, cluster);
@@ -195,6 +266,23 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
             EstimateStep(w, hw, c, cluster, EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch));
         ASSERT_EQ(Differences(plain, want), "") << w.name << " " << DescribeConfig(c);
         ASSERT_EQ(Differences(reused, want), "") << w.name << " " << DescribeConfig(c);
+        // The held model: its kernels and group figures worked out (a new configuration), then
+        // reused (another recomputation mode, pipeline split and ZeRO stage of the same tp, cp,
+        // micro-batch and dp).
+        ASSERT_EQ(Differences(EstimateStep(model, c, cluster), want), "")
+            << w.name << " " << DescribeConfig(c);
+        ParallelConfig again = c;
+        again.recompute = modes[rng() % 4];
+        again.pp = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.layers));
+        again.virtual_stages =
+            1 + static_cast<int64_t>(rng() %
+                                     static_cast<uint64_t>(MaxVirtualStages(w.layers, again.pp)));
+        again.zero = static_cast<int64_t>(rng() % 5) - 1;
+        const int64_t again_cluster = again.Gpus() + static_cast<int64_t>(rng() % 1000);
+        ASSERT_EQ(Differences(EstimateStep(model, again, again_cluster),
+                              reference::ReferenceEstimateStep(w, hw, again, again_cluster)),
+                  "")
+            << w.name << " " << DescribeConfig(again);
         // The search's entry points: with the group's figures worked out once, and the one that
         // stops at the memory when the configuration does not fit (then only the memory figures
         // and why are the reference's; otherwise all of it).
@@ -203,6 +291,9 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
         ASSERT_EQ(Differences(EstimateStep(w, hw, c, cluster, k, g), want), "")
             << w.name << " " << DescribeConfig(c);
         const StepEstimate fits = EstimateStepIfItFits(w, hw, c, cluster, k, g);
+        // The search's: the same with the held model's constants.
+        const StepEstimate model_fits = EstimateStepIfItFits(model, c, cluster, k, g);
+        ASSERT_EQ(Differences(model_fits, fits), "") << w.name << " " << DescribeConfig(c);
         if (want.infeasible == Infeasible::kMemory) {
           ++memory_stops;
           EXPECT_EQ(fits.infeasible, Infeasible::kMemory);
@@ -223,10 +314,88 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
       }
     }
   }
-  EXPECT_EQ(compared, kConfigurations * 5 * static_cast<int>(Hardwares().size()));
+  EXPECT_EQ(compared, kConfigurations * static_cast<int>(Workloads().size() * Hardwares().size()));
   // Both branches of EstimateStepIfItFits were taken many times.
   EXPECT_GT(memory_stops, 100);
   EXPECT_LT(memory_stops, compared - 100);
+}
+
+// A mixture of experts: the held model, the search's entry point and kernels carrying the experts'
+// multiplies (AddExpertKernels) against the plain EstimateStep, over random configurations with
+// expert parallelism (ep dividing dp and the experts), both branches of EstimateStepIfItFits.
+TEST(StepModelEquivalence, MixturesOfExpertsMatchThePlainEstimate) {
+  std::mt19937_64 rng(2222);
+  const Recompute modes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
+                             RECOMPUTE_FULL};
+  int compared = 0;
+  int memory_stops = 0;
+  for (const TrainingHardware& hw : Hardwares()) {
+    for (const Workload& proto : MoeWorkloads()) {
+      const WorkloadModel w = BuildWorkloadModel(proto).value();
+      StepModel model = MakeStepModel(w, hw);
+      for (int i = 0; i < kConfigurations; ++i) {
+        ParallelConfig c;
+        const int64_t tps[] = {1, 2, 4, 8};
+        c.tp = tps[rng() % 4];
+        c.pp = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.layers));
+        c.dp = int64_t{1} << (rng() % 10);
+        c.micro_batch = int64_t{1} << (rng() % 4);
+        c.virtual_stages = 1 + static_cast<int64_t>(
+                                   rng() % static_cast<uint64_t>(MaxVirtualStages(w.layers, c.pp)));
+        c.recompute = modes[rng() % 4];
+        c.cp = int64_t{1} << (rng() % 2);
+        c.zero = static_cast<int64_t>(rng() % 5) - 1;
+        do {
+          c.ep = int64_t{1} << (rng() % 9);
+        } while (c.dp % c.ep != 0 || w.moe.experts % c.ep != 0);
+        const int64_t cluster = c.Gpus() + static_cast<int64_t>(rng() % 1000);
+        const StepEstimate want = EstimateStep(w, hw, c, cluster);
+        ASSERT_EQ(Differences(EstimateStep(model, c, cluster), want), "")
+            << w.name << " " << DescribeConfig(c);
+        ParallelConfig again = c;
+        again.recompute = modes[rng() % 4];
+        do {
+          again.ep = int64_t{1} << (rng() % 9);
+        } while (again.dp % again.ep != 0 || w.moe.experts % again.ep != 0);
+        ASSERT_EQ(
+            Differences(EstimateStep(model, again, cluster), EstimateStep(w, hw, again, cluster)),
+            "")
+            << w.name << " " << DescribeConfig(again);
+        const LayerKernels k = EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch);
+        const GroupFigures g = EstimateGroupFigures(w, hw, c.tp, c.cp, c.dp);
+        ASSERT_EQ(Differences(EstimateStep(w, hw, c, cluster, k, g), want), "")
+            << w.name << " " << DescribeConfig(c);
+        const StepEstimate fits = EstimateStepIfItFits(model, c, cluster, k, g);
+        ASSERT_EQ(Differences(fits, EstimateStepIfItFits(w, hw, c, cluster, k, g)), "")
+            << w.name << " " << DescribeConfig(c);
+        // The experts' multiplies in the kernels (as the search keeps them): this ep's, and
+        // another ep's (then worked out again).
+        LayerKernels with_experts = k;
+        AddExpertKernels(w, hw, c.tp, c.ep, with_experts);
+        ASSERT_EQ(with_experts.experts_ep, c.ep);
+        ASSERT_EQ(Differences(EstimateStepIfItFits(model, c, cluster, with_experts, g), fits), "")
+            << w.name << " " << DescribeConfig(c);
+        ASSERT_EQ(Differences(EstimateStep(w, hw, c, cluster, with_experts, g), want), "")
+            << w.name << " " << DescribeConfig(c);
+        AddExpertKernels(w, hw, c.tp, c.ep == 1 ? 2 : 1, with_experts);
+        ASSERT_EQ(Differences(EstimateStepIfItFits(model, c, cluster, with_experts, g), fits), "")
+            << w.name << " " << DescribeConfig(c);
+        if (want.infeasible == Infeasible::kMemory) {
+          ++memory_stops;
+          EXPECT_EQ(fits.infeasible, Infeasible::kMemory);
+          ASSERT_TRUE(Same(units::InBytes(fits.memory), units::InBytes(want.memory)))
+              << w.name << " " << DescribeConfig(c);
+          ASSERT_TRUE(Same(units::InBytes(fits.activations), units::InBytes(want.activations)))
+              << w.name << " " << DescribeConfig(c);
+        } else {
+          ASSERT_EQ(Differences(fits, want), "") << w.name << " " << DescribeConfig(c);
+        }
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(memory_stops, 50);
+  EXPECT_LT(memory_stops, compared - 50);
 }
 
 TEST(StepModelEquivalence, TheSearchPicksWhatTheReferenceEstimates) {
@@ -238,6 +407,16 @@ TEST(StepModelEquivalence, TheSearchPicksWhatTheReferenceEstimates) {
         if (!r.ok()) continue;
         const StepEstimate want = reference::ReferenceEstimateStep(w, hw, r->config, gpus);
         EXPECT_EQ(Differences(r->estimate, want), "") << w.name << " " << DescribeConfig(r->config);
+      }
+    }
+    // Mixtures of experts: the plain EstimateStep of the configuration the search picked.
+    for (const Workload& proto : MoeWorkloads()) {
+      const WorkloadModel w = BuildWorkloadModel(proto).value();
+      for (int64_t gpus : {64, 1024}) {
+        auto r = SearchParallelism(w, hw, gpus);
+        if (!r.ok()) continue;
+        EXPECT_EQ(Differences(r->estimate, EstimateStep(w, hw, r->config, gpus)), "")
+            << w.name << " " << DescribeConfig(r->config);
       }
     }
   }

@@ -195,6 +195,8 @@ namespace {
 
 // What the search has found so far.
 struct SearchState {
+  // What every estimate works out from the workload and the hardware alone, worked out once.
+  StepModel model;
   SearchResult best;
   bool have = false;
   // For the error message when nothing fits.
@@ -209,6 +211,7 @@ struct SearchState {
   std::array<LayerKernels, 64> kernels;
   std::array<bool, 64> have_kernels{};
 
+  // With the experts' multiplies of c's ep (a mixture of experts).
   const LayerKernels& KernelsFor(const WorkloadModel& w, const TrainingHardware& hw,
                                  const ParallelConfig& c, int64_t b_first, int i) {
     if (c.tp != kernels_tp || c.cp != kernels_cp || b_first != kernels_b_first) {
@@ -220,6 +223,9 @@ struct SearchState {
     if (!have_kernels[i]) {
       kernels[i] = EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch);
       have_kernels[i] = true;
+    }
+    if (w.moe.enabled && kernels[i].experts_ep != c.ep) {
+      AddExpertKernels(w, hw, c.tp, c.ep, kernels[i]);
     }
     return kernels[i];
   }
@@ -236,7 +242,7 @@ inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t
                      int64_t* recomputed_layers = nullptr) {
   SearchResult& best = st.best;
   // Only the memory of a configuration that does not fit is needed.
-  const StepEstimate e = EstimateStepIfItFits(w, hw, c, gpus, kernels, group);
+  const StepEstimate e = EstimateStepIfItFits(st.model, c, gpus, kernels, group);
   if (recomputed_layers != nullptr) *recomputed_layers = e.recomputed_layers;
   ++best.evaluated;
   if (!e.Feasible()) {
@@ -398,6 +404,7 @@ absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const Tra
                                                int64_t gpus) {
   if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;
   SearchState st;
+  st.model = MakeStepModel(w, hw);
   st.best.searched = !w.FullyFixed();
   const std::vector<int64_t> batch_divisors = Divisors(w.global_batch);
   const int64_t tp_max = std::min<int64_t>(hw.scale_up_gpus, gpus);

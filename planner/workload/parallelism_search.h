@@ -35,7 +35,9 @@
 // (planner/parallelism_search_benchmark.cc). What the estimate needs from (tp, cp, micro-batch)
 // alone (LayerKernels) is worked out once per (tp, cp, micro-batch), what it needs from (tp, cp,
 // dp) alone (GroupFigures) once per (tp, cp, pp, dp), and a configuration that does not fit in
-// memory is estimated only up to its memory (EstimateStepIfItFits).
+// memory is estimated only up to its memory (EstimateStepIfItFits). One StepModel holds what every
+// estimate works out from the workload and the hardware alone; a mixture of experts' expert
+// multiplies (AddExpertKernels) are worked out once per (tp, cp, micro-batch, ep) in the kernels.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(SearchResult best, SearchParallelism(workload, hardware, 8192));

@@ -25,6 +25,26 @@ using units::Time;
 
 inline double D(int64_t v) { return static_cast<double>(v); }
 
+// std::floor and std::ceil, bit for bit (signed zeros, NaNs and infinities included), without the
+// library call that x86-64 before SSE4.1 makes of them: below 2^52 in magnitude the truncation to
+// int64 is exact, one step corrects it, and the result has the argument's sign
+// (a zero too); beyond that every double is already whole (or not finite) and goes to the library.
+// For the step's pipeline split, buckets and partial recomputation; the multiplies' wave
+// quantization (a chain of three) keeps the library's, faster there.
+constexpr double kTwo52 = 4503599627370496.0;
+inline double Floor(double x) {
+  if (!(std::fabs(x) < kTwo52)) return std::floor(x);
+  double t = static_cast<double>(static_cast<int64_t>(x));
+  if (t > x) t -= 1.0;
+  return std::copysign(t, x);
+}
+inline double Ceil(double x) {
+  if (!(std::fabs(x) < kTwo52)) return std::ceil(x);
+  double t = static_cast<double>(static_cast<int64_t>(x));
+  if (t < x) t += 1.0;
+  return std::copysign(t, x);
+}
+
 // A link as collectives see it: achieved bandwidth per GPU and latency per algorithm step.
 struct Link {
   DataRate bandwidth;
@@ -216,7 +236,8 @@ StageSplit SplitStages(int64_t l, int64_t p, int64_t v, Time w_layer, Time w_out
   }
   Time best = units::Seconds(0.0);
   bool have = false;
-  for (double kd : {std::floor(k_star), std::ceil(k_star)}) {
+  const double candidates[2] = {Floor(k_star), Ceil(k_star)};
+  for (double kd : candidates) {
     const int64_t k = std::clamp<int64_t>(static_cast<int64_t>(kd), 1, k_max);
     const int64_t last = std::max<int64_t>(0, l - (p - 1) * k);
     const int64_t first = std::min(k, l);
@@ -515,25 +536,6 @@ inline StepContext MakeStepContext(const WorkloadModel& w, const TrainingHardwar
   return x;
 }
 
-// MakeStepContext from the kernels' and the group's shares of it (LayerKernels, GroupFigures): the
-// same context, bit for bit.
-inline StepContext ContextFromKernels(const WorkloadModel& w, const TrainingHardware& hw,
-                                      const ParallelConfig& c, const LayerKernels& k,
-                                      const GroupFigures& g) {
-  const CalibrationModel& cal = hw.calibration;
-  StepContext x;
-  SetConfigContext(w, hw, c, g.scale_out_bandwidth, x);
-  x.kv = k.kv_width;
-  x.tok = k.tokens;
-  x.gemm = GemmCost{k.gemm_ceiling, cal.gemm_knee, D(cal.compute_units), w.precision};
-  x.linear =
-      w.fp8 ? GemmCost{k.linear_ceiling, cal.gemm_knee, D(cal.compute_units), units::Bytes(1.0)}
-            : x.gemm;
-  x.hbm_rate = k.hbm_rate;
-  x.up = Link{k.scale_up_bandwidth, cal.scale_up_latency};
-  return x;
-}
-
 // One layer's times on one GPU for one micro-batch, and the output layer's.
 struct LayerTimes {
   Time dense_fwd;       // one forward pass of the weight multiplies
@@ -820,13 +822,17 @@ inline void LayerExpertParallel(const WorkloadModel& w, const TrainingHardware& 
 // compute. Full recomputation reruns the forward pass. When `params` overrides the shape's count,
 // the multiplies' FLOPs are scaled to it. The backward pass of the attention core is twice the
 // forward; selective and full recomputation rerun the forward.
-inline void LayerCompute(const WorkloadModel& w, const StepContext& x, const LayerKernels& k,
-                         LayerTimes& lt) {
+inline void LayerCompute(const WorkloadModel& w, const ParallelConfig& c, const StepContext& x,
+                         const LayerKernels& k, LayerTimes& lt) {
   const double forwards = x.full ? 2.0 : 1.0;
   // A mixture of experts adds its experts' multiplies (per configuration: their shapes depend on
   // ep) and scales by its active parameters over the shape's (LayerKernels' params_scale).
   const double params_scale = k.params_scale;
-  const PassTimes experts = w.moe.enabled ? ExpertGemms(w, x) : PassTimes{};
+  // (LayerKernels carries them when it has this ep's.)
+  const PassTimes experts = !w.moe.enabled ? PassTimes{}
+                            : k.experts_ep == c.ep
+                                ? PassTimes{k.experts_forward, k.experts_backward}
+                                : ExpertGemms(w, x);
   lt.dense_fwd = params_scale * (k.dense_forward + experts.forward);
   lt.dense = forwards * lt.dense_fwd + params_scale * (k.dense_backward + experts.backward);
   lt.backward_gemms = params_scale * (k.dense_backward + experts.backward);
@@ -897,11 +903,12 @@ inline Time LayerContextParallel(const WorkloadModel& w, const TrainingHardware&
 }
 
 // --- One layer, one micro-batch, one GPU. ---
-inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& hw,
-                                const ParallelConfig& c, const StepContext& x,
-                                const LayerKernels& k, StepEstimate& e) {
+inline LayerTimes EstimateLayer(const StepConstants& m, const ParallelConfig& c,
+                                const StepContext& x, const LayerKernels& k, StepEstimate& e) {
+  const WorkloadModel& w = *m.workload;
+  const TrainingHardware& hw = *m.hardware;
   LayerTimes lt;
-  LayerCompute(w, x, k, lt);
+  LayerCompute(w, c, x, k, lt);
   lt.memory = k.layer_memory[x.full ? 2 : (x.selective ? 1 : 0)];
   LayerTensorParallel(w, hw, c, x, k, lt);
   lt.cp = LayerContextParallel(w, hw, c, x, lt.attn_fwd, e);
@@ -909,7 +916,7 @@ inline LayerTimes EstimateLayer(const WorkloadModel& w, const TrainingHardware& 
     LayerExpertParallel(w, hw, c, x, lt, e);
     // The MoE layer's extra kernels: router, top-k, permute, unpermute, the shared experts' and
     // the grouped multiplies, forward, and twice that backward.
-    lt.memory += w.moe.moe_layer_share * 18.0 * hw.calibration.kernel_overhead;
+    lt.memory += m.moe_layer_kernels;  // moe_layer_share x 18 x kernel_overhead
   }
   lt.total = lt.compute + lt.memory + lt.tp + lt.cp + lt.ep;
   // The output layer and loss (last stage): a tok x h by h x V / t multiply, forward and backward
@@ -932,10 +939,11 @@ struct PipelineTimes {
 };
 
 // --- The slowest stage and the pipeline. ---
-inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHardware& hw,
-                                      const ParallelConfig& c, const StepContext& x,
-                                      const LayerKernels& k, const LayerTimes& lt,
-                                      StepEstimate& e) {
+inline PipelineTimes EstimatePipeline(const StepConstants& model, const ParallelConfig& c,
+                                      const StepContext& x, const LayerKernels& k,
+                                      const LayerTimes& lt, StepEstimate& e) {
+  const WorkloadModel& w = *model.workload;
+  const TrainingHardware& hw = *model.hardware;
   const double p = x.p, v = x.v;
   const Link& up = x.up;
   const Link& out = x.out;
@@ -974,7 +982,7 @@ inline PipelineTimes EstimatePipeline(const WorkloadModel& w, const TrainingHard
     // Each chunk's forward and backward of a micro-batch is its own step of the schedule: it
     // launches a send and a receive kernel and waits on the receive before its first kernel, two
     // kernel overheads a chunk boundary that no compute hides. Interleaving multiplies them by v.
-    p2p += 2.0 * v * (2.0 * hw.calibration.kernel_overhead);
+    p2p += 2.0 * v * model.chunk_sync;  // 2 x kernel_overhead
   }
   const Time per_micro_batch = stage + p2p;
   e.micro_batches = CeilDiv(w.global_batch, c.dp * c.micro_batch);
@@ -1032,21 +1040,22 @@ struct StageParams {
 // Memory: the sharded states divided over the ranks; ZeRO-3 also holds two layers' whole weights
 // (the running and the prefetched one) and ZeRO-2 and 3 one bucket (a layer under ZeRO-3) of
 // whole gradients, never more than the unsharded copy.
-inline StageParams EstimateStageParams(const WorkloadModel& w, const ParallelConfig& c,
+inline StageParams EstimateStageParams(const StepConstants& m, const ParallelConfig& c,
                                        const StepContext& x, const GroupFigures& g,
                                        const PipelineTimes& pl, StepEstimate& e) {
-  const double t = x.t, h = x.h, d = x.d, cp = x.cp, vocab = x.vocab;
+  const WorkloadModel& w = *m.workload;
+  const double t = x.t, d = x.d, cp = x.cp;
   const int64_t z = x.zero;
   const double stage_layers = D(std::max(pl.split.first_layers, pl.split.last_layers));
   // The embedding (first stage) and the output layer (last stage) each add V h; one stage holding
   // both holds 2 V h when they are separate matrices.
-  const double embeddings = (c.pp == 1 && w.untied_embeddings) ? 2.0 : 1.0;
+  const double embedding_params = c.pp == 1 ? m.output_params_one_stage : m.output_params;
   // A mixture of experts: every rank holds the replicated part of a layer and 1/ep of its routed
   // experts (moe.h); the experts' gradients are reduced apart, below.
   const double layer_params_here =
       w.moe.enabled ? w.moe.replicated_layer_params + w.moe.expert_layer_params / x.ep
                     : w.layer_params;
-  const double gpu_params = (stage_layers * layer_params_here + embeddings * vocab * h) / t;
+  const double gpu_params = (stage_layers * layer_params_here + embedding_params) / t;
   const double gpu_expert_params =
       w.moe.enabled ? stage_layers * w.moe.expert_layer_params / x.ep / t : 0.0;
   const double gpu_shared_params = gpu_params - gpu_expert_params;
@@ -1060,7 +1069,7 @@ inline StageParams EstimateStageParams(const WorkloadModel& w, const ParallelCon
   const double layer_units = stage_layers + 1.0;  // the layers and the embedding or output layer
   // ZeRO-3 gathers and reduces layer by layer, a layer larger than a bucket in bucket-sized
   // pieces (Megatron-FSDP's buckets): never fewer collectives than ZeRO-1's buckets.
-  const double step_buckets = std::max(1.0, std::ceil(gpu_params / bucket_params));
+  const double step_buckets = std::max(1.0, Ceil(gpu_params / bucket_params));
   const double buckets = z >= 3 ? std::max(layer_units, step_buckets) : step_buckets;
   const double shards = z >= 1 ? d * cp : 1.0;
   const double expert_shards = z >= 1 ? std::max(1.0, shards / x.ep) : 1.0;
@@ -1090,10 +1099,11 @@ inline StageParams EstimateStageParams(const WorkloadModel& w, const ParallelCon
 
 // The data-parallel collectives and the optimizer step of the stage `sp` (EstimateStageParams);
 // sets the step.
-inline void EstimateDataParallel(const WorkloadModel& w, const TrainingHardware& hw,
-                                 const ParallelConfig& c, const StepContext& x,
-                                 const GroupFigures& g, const PipelineTimes& pl,
-                                 const StageParams& sp, StepEstimate& e) {
+inline void EstimateDataParallel(const StepConstants& model, const ParallelConfig& c,
+                                 const StepContext& x, const GroupFigures& g,
+                                 const PipelineTimes& pl, const StageParams& sp, StepEstimate& e) {
+  const WorkloadModel& w = *model.workload;
+  const TrainingHardware& hw = *model.hardware;
   const CalibrationModel& cal = hw.calibration;
   const bool full = x.full;
   const int64_t z = x.zero;
@@ -1121,7 +1131,7 @@ inline void EstimateDataParallel(const WorkloadModel& w, const TrainingHardware&
     const int64_t expert_ranks = std::max<int64_t>(1, ranks / c.ep);
     const int64_t expert_per_domain =
         c.tp * c.ep < hw.scale_up_gpus ? hw.scale_up_gpus / (c.tp * c.ep) : 1;
-    const double expert_step_buckets = std::max(1.0, std::ceil(gpu_expert_params / bucket_params));
+    const double expert_step_buckets = std::max(1.0, Ceil(gpu_expert_params / bucket_params));
     const double expert_buckets =
         z >= 3 ? std::max(stage_layers, expert_step_buckets) : expert_step_buckets;
     const Levels expert_reduce =
@@ -1175,9 +1185,8 @@ inline void EstimateDataParallel(const WorkloadModel& w, const TrainingHardware&
   // copies are held.
   const double fp8_cast_params = sp.fp8_cast_params;
   const double fp8_casts = z >= 3 ? 2.0 * m : 1.0;
-  const Data optimizer_traffic =
-      optimizer_params * (w.gradient_element + units::Bytes(24.0) + w.precision) +
-      fp8_casts * fp8_cast_params * units::Bytes(4.0);
+  const Data optimizer_traffic = optimizer_params * model.optimizer_bytes_per_param +
+                                 fp8_casts * fp8_cast_params * units::Bytes(4.0);
   e.optimizer = optimizer_traffic / x.hbm_rate;
   e.step = pl.m * pl.per_micro_batch + e.pipeline_bubble + e.data_parallel_exposed + e.optimizer;
 }
@@ -1221,11 +1230,11 @@ inline double PartialRecompute(const StepContext& x, const LayerTimes& lt, const
     const Data last_saving = layer_all - checkpoint;
     const int64_t k_first =
         first_excess > units::Bytes(0.0)
-            ? static_cast<int64_t>(std::ceil(units::InFraction(first_excess / per_layer)))
+            ? static_cast<int64_t>(Ceil(units::InFraction(first_excess / per_layer)))
             : 0;
     const int64_t k_last =
         last_excess > units::Bytes(0.0)
-            ? static_cast<int64_t>(std::ceil(units::InFraction(last_excess / last_saving)))
+            ? static_cast<int64_t>(Ceil(units::InFraction(last_excess / last_saving)))
             : 0;
     k = std::max(k_first, k_last);
   }
@@ -1264,11 +1273,11 @@ inline void AddRerun(const Rerun& r, StepEstimate& e) {
 }
 
 // --- Memory per GPU. --- Returns the share of layers recomputed (-1: the attention core only).
-inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
-                             const ParallelConfig& c, const StepContext& x, const LayerKernels& k,
-                             const LayerTimes& lt, const PipelineTimes& pl, const StageParams& sp,
-                             Rerun& rerun, StepEstimate& e) {
-  const CalibrationModel& cal = hw.calibration;
+inline double EstimateMemory(const StepConstants& model, const ParallelConfig& c,
+                             const StepContext& x, const LayerKernels& k, const LayerTimes& lt,
+                             const PipelineTimes& pl, const StageParams& sp, Rerun& rerun,
+                             StepEstimate& e) {
+  const WorkloadModel& w = *model.workload;
   const double p = x.p, v = x.v, m = pl.m;
   const bool full = x.full, selective = x.selective, partial = x.partial;
   e.weights = sp.param_bytes;
@@ -1288,7 +1297,7 @@ inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
   sm.first_stage = D(pl.split.first_layers) * sm.in_flight * layer_kept + working +
                    (c.pp == 1 ? logits : units::Bytes(0.0));
   sm.last_stage = D(pl.split.last_layers) * layer_kept + working + logits;
-  e.memory_usable = hw.hbm * cal.hbm_usable_fraction;
+  e.memory_usable = model.memory_usable;
   sm.states = e.weights + e.gradients + e.optimizer_state;
   double recomputed_share = full ? 1.0 : (selective ? -1.0 : 0.0);  // -1: attention core only
   if (partial) recomputed_share = PartialRecompute(x, lt, pl, sm, rerun, e);
@@ -1301,16 +1310,17 @@ inline double EstimateMemory(const WorkloadModel& w, const TrainingHardware& hw,
 }
 
 // --- Utilization over the whole cluster. ---
-inline void EstimateUtilization(const WorkloadModel& w, const TrainingHardware& hw,
-                                const ParallelConfig& c, const StepContext& x,
+inline void EstimateUtilization(const StepConstants& m, const ParallelConfig& c,
                                 double recomputed_share, int64_t cluster_gpus, StepEstimate& e) {
-  const double s = x.s, h = x.h, l = x.l;
-  const double tokens = D(w.global_batch) * s;
-  e.model_flops_per_step = tokens * w.model_flops_per_token;
-  const Compute recomputed = units::Flops(
-      tokens * l *
-      (recomputed_share < 0 ? 4.0 * s * h
-                            : recomputed_share * (2.0 * w.layer_params + 4.0 * s * h)));
+  const WorkloadModel& w = *m.workload;
+  const TrainingHardware& hw = *m.hardware;
+  // tokens = global batch x s; model FLOPs = tokens x model_flops_per_token; recomputed = tokens x
+  // l x (4 s h for the attention core alone, else the share of 2 layer_params + 4 s h).
+  e.model_flops_per_step = m.model_flops_per_step;
+  const Compute recomputed =
+      units::Flops(m.layer_tokens_per_step * (recomputed_share < 0
+                                                  ? m.attention_core_flops
+                                                  : recomputed_share * m.recomputed_layer_flops));
   const units::ComputeRate cluster_peak = D(std::max(cluster_gpus, c.Gpus())) * hw.peak;
   e.mfu = e.model_flops_per_step / (e.step * cluster_peak);
   e.mfu_at_precision_peak =
@@ -1323,23 +1333,49 @@ inline void EstimateUtilization(const WorkloadModel& w, const TrainingHardware& 
 
 namespace {
 
-inline StepEstimate EstimateStepIn(const WorkloadModel& w, const TrainingHardware& hw,
-                                   const ParallelConfig& c, const StepContext& x,
-                                   const LayerKernels& k, const GroupFigures& g,
-                                   int64_t cluster_gpus, bool stop_when_out_of_memory) {
+// The context of configuration c from the model's constants, the kernels' and the group's figures:
+// MakeStepContext's, bit for bit.
+inline StepContext ContextFromModel(const StepConstants& m, const ParallelConfig& c,
+                                    const LayerKernels& k, const GroupFigures& g) {
+  const WorkloadModel& w = *m.workload;
+  const CalibrationModel& cal = m.hardware->calibration;
+  StepContext x;
+  x.t = D(c.tp), x.p = D(c.pp), x.d = D(c.dp), x.v = D(c.virtual_stages), x.cp = D(c.cp);
+  x.ep = D(c.ep);
+  x.s = m.s, x.h = m.h, x.a = m.a, x.f = m.f, x.vocab = m.vocab, x.l = m.l;
+  x.full = c.recompute == RECOMPUTE_FULL;
+  x.selective = c.recompute == RECOMPUTE_SELECTIVE;
+  x.partial = c.recompute == RECOMPUTE_PARTIAL;
+  x.out = Link{g.scale_out_bandwidth, cal.scale_out_latency};
+  x.no_fabric = m.no_fabric;
+  x.zero = c.zero >= 0 ? c.zero : w.framework_zero;
+  x.kv = k.kv_width;
+  x.tok = k.tokens;
+  x.gemm = GemmCost{k.gemm_ceiling, cal.gemm_knee, m.compute_units, w.precision};
+  x.linear = w.fp8 ? GemmCost{k.linear_ceiling, cal.gemm_knee, m.compute_units, units::Bytes(1.0)}
+                   : x.gemm;
+  x.hbm_rate = k.hbm_rate;
+  x.up = Link{k.scale_up_bandwidth, cal.scale_up_latency};
+  return x;
+}
+
+inline StepEstimate EstimateStepIn(const StepConstants& m, const ParallelConfig& c,
+                                   const StepContext& x, const LayerKernels& k,
+                                   const GroupFigures& g, int64_t cluster_gpus,
+                                   bool stop_when_out_of_memory) {
   StepEstimate e;
-  if (x.no_fabric && c.Gpus() > hw.scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
-  const LayerTimes lt = EstimateLayer(w, hw, c, x, k, e);
-  const PipelineTimes pl = EstimatePipeline(w, hw, c, x, k, lt, e);
+  if (x.no_fabric && c.Gpus() > m.hardware->scale_up_gpus) e.infeasible = Infeasible::kNoScaleOut;
+  const LayerTimes lt = EstimateLayer(m, c, x, k, e);
+  const PipelineTimes pl = EstimatePipeline(m, c, x, k, lt, e);
   // Memory reads none of the data-parallel and optimizer times, and they none of it: it comes
   // first, so that a search can stop at a configuration that does not fit.
-  const StageParams sp = EstimateStageParams(w, c, x, g, pl, e);
+  const StageParams sp = EstimateStageParams(m, c, x, g, pl, e);
   Rerun rerun;
-  const double recomputed_share = EstimateMemory(w, hw, c, x, k, lt, pl, sp, rerun, e);
+  const double recomputed_share = EstimateMemory(m, c, x, k, lt, pl, sp, rerun, e);
   if (stop_when_out_of_memory && e.infeasible == Infeasible::kMemory) return e;
-  EstimateDataParallel(w, hw, c, x, g, pl, sp, e);
+  EstimateDataParallel(m, c, x, g, pl, sp, e);
   if (x.partial) AddRerun(rerun, e);
-  EstimateUtilization(w, hw, c, x, recomputed_share, cluster_gpus, e);
+  EstimateUtilization(m, c, recomputed_share, cluster_gpus, e);
   return e;
 }
 
@@ -1352,6 +1388,24 @@ LayerKernels EstimateLayerKernels(const WorkloadModel& w, const TrainingHardware
   c.cp = cp;
   c.micro_batch = micro_batch;
   return Kernels(w, hw, c, MakeStepContext(w, hw, c), /*every_recompute=*/true);
+}
+
+void AddExpertKernels(const WorkloadModel& w, const TrainingHardware& hw, int64_t tp, int64_t ep,
+                      LayerKernels& k) {
+  if (!w.moe.enabled) return;
+  const CalibrationModel& cal = hw.calibration;
+  // The context ExpertGemms reads (tp, ep, hidden, tokens, the multiplies' cost), as EstimateStep
+  // builds it from the kernels.
+  StepContext x;
+  x.t = D(tp);
+  x.ep = D(ep);
+  x.h = D(w.hidden);
+  x.tok = k.tokens;
+  x.gemm = GemmCost{k.gemm_ceiling, cal.gemm_knee, D(cal.compute_units), w.precision};
+  const PassTimes experts = ExpertGemms(w, x);
+  k.experts_ep = ep;
+  k.experts_forward = experts.forward;
+  k.experts_backward = experts.backward;
 }
 
 namespace {
@@ -1377,10 +1431,74 @@ GroupFigures EstimateGroupFigures(const WorkloadModel& w, const TrainingHardware
   return GroupFiguresOf(w, hw, tp, cp, dp);
 }
 
+namespace {
+
+inline StepConstants MakeStepConstants(const WorkloadModel& w, const TrainingHardware& hw) {
+  const CalibrationModel& cal = hw.calibration;
+  StepConstants m;
+  m.workload = &w;
+  m.hardware = &hw;
+  m.s = D(w.seq_len), m.h = D(w.hidden), m.a = D(w.heads), m.f = D(w.ffn_hidden);
+  m.vocab = D(w.vocab), m.l = D(w.layers);
+  m.compute_units = D(cal.compute_units);
+  m.no_fabric = hw.scale_out_bandwidth <= units::BytesPerSecond(0.0);
+  m.memory_usable = hw.hbm * cal.hbm_usable_fraction;
+  m.chunk_sync = 2.0 * cal.kernel_overhead;
+  m.moe_layer_kernels = w.moe.moe_layer_share * 18.0 * cal.kernel_overhead;
+  m.output_params = 1.0 * m.vocab * m.h;
+  m.output_params_one_stage = (w.untied_embeddings ? 2.0 : 1.0) * m.vocab * m.h;
+  m.optimizer_bytes_per_param = w.gradient_element + units::Bytes(24.0) + w.precision;
+  m.tokens_per_step = D(w.global_batch) * m.s;
+  m.layer_tokens_per_step = m.tokens_per_step * m.l;
+  m.attention_core_flops = 4.0 * m.s * m.h;
+  m.recomputed_layer_flops = 2.0 * w.layer_params + 4.0 * m.s * m.h;
+  m.model_flops_per_step = m.tokens_per_step * w.model_flops_per_token;
+  return m;
+}
+
+}  // namespace
+
+StepModel MakeStepModel(const WorkloadModel& w, const TrainingHardware& hw) {
+  StepModel m;
+  m.constants = MakeStepConstants(w, hw);
+  return m;
+}
+
+StepEstimate EstimateStep(StepModel& model, const ParallelConfig& c, int64_t cluster_gpus) {
+  StepModel& m = model;
+  const StepConstants& k = model.constants;
+  if (c.tp != m.kernels_tp || c.cp != m.kernels_cp || c.micro_batch != m.kernels_micro_batch) {
+    m.kernels = EstimateLayerKernels(*k.workload, *k.hardware, c.tp, c.cp, c.micro_batch);
+    m.kernels_tp = c.tp;
+    m.kernels_cp = c.cp;
+    m.kernels_micro_batch = c.micro_batch;
+  }
+  if (k.workload->moe.enabled && m.kernels.experts_ep != c.ep) {
+    AddExpertKernels(*k.workload, *k.hardware, c.tp, c.ep, m.kernels);
+  }
+  if (c.tp != m.group_tp || c.cp != m.group_cp || c.dp != m.group_dp) {
+    m.group = GroupFiguresOf(*k.workload, *k.hardware, c.tp, c.cp, c.dp);
+    m.group_tp = c.tp;
+    m.group_cp = c.cp;
+    m.group_dp = c.dp;
+  }
+  return EstimateStepIn(k, c, ContextFromModel(k, c, m.kernels, m.group), m.kernels, m.group,
+                        cluster_gpus, /*stop_when_out_of_memory=*/false);
+}
+
+StepEstimate EstimateStepIfItFits(const StepModel& model, const ParallelConfig& c,
+                                  int64_t cluster_gpus, const LayerKernels& kernels,
+                                  const GroupFigures& group) {
+  const StepConstants& m = model.constants;
+  return EstimateStepIn(m, c, ContextFromModel(m, c, kernels, group), kernels, group, cluster_gpus,
+                        /*stop_when_out_of_memory=*/true);
+}
+
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus) {
+  const StepConstants m = MakeStepConstants(w, hw);
   const StepContext x = MakeStepContext(w, hw, c);
-  return EstimateStepIn(w, hw, c, x, Kernels(w, hw, c, x, /*every_recompute=*/false),
+  return EstimateStepIn(m, c, x, Kernels(w, hw, c, x, /*every_recompute=*/false),
                         GroupFiguresOf(w, hw, c.tp, c.cp, c.dp), cluster_gpus,
                         /*stop_when_out_of_memory=*/false);
 }
@@ -1388,23 +1506,26 @@ StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus,
                           const LayerKernels& kernels) {
+  const StepConstants m = MakeStepConstants(w, hw);
   const GroupFigures g = GroupFiguresOf(w, hw, c.tp, c.cp, c.dp);
-  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, g), kernels, g,
-                        cluster_gpus, /*stop_when_out_of_memory=*/false);
+  return EstimateStepIn(m, c, ContextFromModel(m, c, kernels, g), kernels, g, cluster_gpus,
+                        /*stop_when_out_of_memory=*/false);
 }
 
 StepEstimate EstimateStep(const WorkloadModel& w, const TrainingHardware& hw,
                           const ParallelConfig& c, int64_t cluster_gpus,
                           const LayerKernels& kernels, const GroupFigures& group) {
-  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, group), kernels, group,
-                        cluster_gpus, /*stop_when_out_of_memory=*/false);
+  const StepConstants m = MakeStepConstants(w, hw);
+  return EstimateStepIn(m, c, ContextFromModel(m, c, kernels, group), kernels, group, cluster_gpus,
+                        /*stop_when_out_of_memory=*/false);
 }
 
 StepEstimate EstimateStepIfItFits(const WorkloadModel& w, const TrainingHardware& hw,
                                   const ParallelConfig& c, int64_t cluster_gpus,
                                   const LayerKernels& kernels, const GroupFigures& group) {
-  return EstimateStepIn(w, hw, c, ContextFromKernels(w, hw, c, kernels, group), kernels, group,
-                        cluster_gpus, /*stop_when_out_of_memory=*/true);
+  const StepConstants m = MakeStepConstants(w, hw);
+  return EstimateStepIn(m, c, ContextFromModel(m, c, kernels, group), kernels, group, cluster_gpus,
+                        /*stop_when_out_of_memory=*/true);
 }
 
 int64_t MaxVirtualStages(int64_t layers, int64_t pp) {

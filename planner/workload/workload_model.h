@@ -35,7 +35,9 @@
 // examples/calibrate_efficiency.cc fits them to published runs. EstimateStep is O(1) and never
 // allocates: the parallelism search (parallelism_search.h) calls it millions of times per
 // second, with what depends on (tp, cp, micro-batch) alone (LayerKernels) and on (tp, cp, dp) alone
-// (GroupFigures) worked out once for many configurations.
+// (GroupFigures) worked out once for many configurations. A caller estimating many configurations
+// of one job holds a StepModel (MakeStepModel): what depends on the workload and hardware alone,
+// and the last configuration's kernels and group figures.
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(WorkloadModel w, BuildWorkloadModel(request.workload()));
@@ -45,6 +47,8 @@
 //   c.pp = 16;
 //   c.dp = 64;
 //   StepEstimate e = EstimateStep(w, hw, c, /*cluster_gpus=*/8192);
+//   StepModel model = MakeStepModel(w, hw);  // many configurations: the same estimates, faster
+//   StepEstimate same = EstimateStep(model, c, /*cluster_gpus=*/8192);
 //   double mfu = units::InFraction(e.mfu);
 #pragma once
 
@@ -318,11 +322,23 @@ struct LayerKernels {
   units::Data pipeline_message;
   units::Data pipeline_full_message;
   units::Time pipeline_gather;
+  // A mixture of experts: the experts' multiplies of the mean layer (router, routed and shared
+  // experts, weighted by the MoE layers' share; forward, and input and weight gradients) at expert
+  // parallelism `experts_ep` (0: none worked out; EstimateStep then works them out itself).
+  // AddExpertKernels sets them.
+  int64_t experts_ep = 0;
+  units::Time experts_forward;
+  units::Time experts_backward;
 };
 
 // The LayerKernels of `workload` for (tp, cp, micro_batch). O(1), no allocation.
 LayerKernels EstimateLayerKernels(const WorkloadModel& workload, const TrainingHardware& hardware,
                                   int64_t tp, int64_t cp, int64_t micro_batch);
+
+// Sets the experts' multiplies of `kernels` (EstimateLayerKernels(workload, hardware, tp, ...)) for
+// expert parallelism `ep`; nothing for a dense model. O(1), no allocation.
+void AddExpertKernels(const WorkloadModel& workload, const TrainingHardware& hardware, int64_t tp,
+                      int64_t ep, LayerKernels& kernels);
 
 // What the step works out from (tp, cp, dp) alone: the scale-out link the data-parallel group
 // sees (slowed by the oversubscription it crosses), the shape of its gradient collectives over the
@@ -371,6 +387,60 @@ StepEstimate EstimateStep(const WorkloadModel& workload, const TrainingHardware&
 StepEstimate EstimateStepIfItFits(const WorkloadModel& workload, const TrainingHardware& hardware,
                                   const ParallelConfig& config, int64_t cluster_gpus,
                                   const LayerKernels& kernels, const GroupFigures& group);
+
+// What EstimateStep works out from the workload and the hardware alone: the shape's counts as
+// numbers and the constants of the memory, pipeline, optimizer and utilization terms. It points at
+// the workload and the hardware, which must outlive it unchanged.
+struct StepConstants {
+  const WorkloadModel* workload = nullptr;
+  const TrainingHardware* hardware = nullptr;
+  // seq_len, hidden, heads, ffn_hidden, vocab and layers as numbers; the calibration's compute
+  // units.
+  double s = 0, h = 0, a = 0, f = 0, vocab = 0, l = 0;
+  double compute_units = 0;
+  bool no_fabric = false;         // no scale-out fabric
+  units::Data memory_usable;      // HBM x hbm_usable_fraction
+  units::Time chunk_sync;         // a pipeline chunk boundary's two kernel overheads
+  units::Time moe_layer_kernels;  // a mixture of experts: its extra kernels, per mean layer
+  // The embedding and the output layer's parameters, V h, and with both on one stage (pp 1) as
+  // separate matrices 2 V h.
+  double output_params = 0;
+  double output_params_one_stage = 0;
+  units::Data optimizer_bytes_per_param;  // Adam's traffic: gradient + 24 bytes + weight
+  double tokens_per_step = 0;             // global batch x seq_len
+  double layer_tokens_per_step = 0;       // and x layers (the recomputed FLOPs)
+  double attention_core_flops = 0;        // 4 s h per token and layer
+  double recomputed_layer_flops = 0;      // 2 layer_params + 4 s h
+  units::Compute model_flops_per_step;
+};
+
+// A caller-held step model: the StepConstants, and the LayerKernels and GroupFigures of the last
+// configuration its EstimateStep saw. A caller that estimates many configurations of one job (the
+// parallelism search, a sweep over configurations) makes one with MakeStepModel and passes it to
+// every call. Not thread-safe: one per thread.
+struct StepModel {
+  StepConstants constants;
+  // The kernels of the last (tp, cp, micro-batch) and the figures of the last (tp, cp, dp) (0:
+  // none yet).
+  int64_t kernels_tp = 0, kernels_cp = 0, kernels_micro_batch = 0;
+  LayerKernels kernels;
+  int64_t group_tp = 0, group_cp = 0, group_dp = 0;
+  GroupFigures group;
+};
+
+// The StepModel of `workload` on `hardware` (both must outlive it). O(1), no allocation.
+StepModel MakeStepModel(const WorkloadModel& workload, const TrainingHardware& hardware);
+
+// EstimateStep with what the model holds: the same estimate, bit for bit. Reuses the model's
+// kernels and group figures when (tp, cp, micro-batch) and (tp, cp, dp) are the last call's, else
+// works them out and keeps them.
+StepEstimate EstimateStep(StepModel& model, const ParallelConfig& config, int64_t cluster_gpus);
+
+// EstimateStepIfItFits with the model's constants and the caller's kernels and group figures (the
+// parallelism search keeps many of them): the same estimate, bit for bit.
+StepEstimate EstimateStepIfItFits(const StepModel& model, const ParallelConfig& config,
+                                  int64_t cluster_gpus, const LayerKernels& kernels,
+                                  const GroupFigures& group);
 
 // The most virtual stages pp pipeline stages allow for `layers` layers: every chunk holds a layer,
 // except that the first and the last chunk may hold only the embedding or the output layer (as
