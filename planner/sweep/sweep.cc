@@ -531,11 +531,12 @@ class Sweep::Impl::ChunkSolver {
     // The next point tries this answer and its neighbours when the answers repeat.
     const bool repeated = solution_.servers == entry.last;
     Remember(entry, solution_.servers, at);
-    if (solution_.servers == solution_.largest_feasible_servers) {
+    entry.neighbours_hit = entry.neighbours_hit || repeated;
+    if (entry.neighbours_hit && solution_.servers == solution_.largest_feasible_servers) {
+      // Kept only when the next point will try it (the copy is a share of a jumping sweep's time).
       entry.at_servers = solution_.servers;
       entry.at = solution_.eval;
       entry.above_ready = false;
-      entry.neighbours_hit = entry.neighbours_hit || repeated;
     } else {
       entry.at_servers = -1;
     }
