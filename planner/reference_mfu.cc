@@ -102,9 +102,11 @@ double ReferenceMfuModel::ExactMfu(int64_t gpus) const {
 double ReferenceMfuModel::Entry(int k) const {
   double v = mfu_[k].load(std::memory_order_acquire);
   if (std::isnan(v)) {
-    // Two threads may search the same entry at once; both store the same value.
-    v = ExactMfu(sizes_[k]);
-    mfu_[k].store(v, std::memory_order_release);
+    // Searched once whatever the threads asking: the others wait for the first's answer (a sweep's
+    // threads reach the same sizes at once; searching each twice doubled a cold table's cost).
+    std::call_once(entry_once_[k],
+                   [&] { mfu_[k].store(ExactMfu(sizes_[k]), std::memory_order_release); });
+    v = mfu_[k].load(std::memory_order_acquire);
   }
   return v;
 }

@@ -84,6 +84,8 @@ class ReferenceMfuModel final : public MfuModel {
   std::array<int64_t, kEntries> sizes_{};
   std::array<double, kEntries> log2_sizes_{};
   mutable std::array<std::atomic<double>, kEntries> mfu_;  // NaN until searched
+  // Each entry is searched once: a thread that needs one being searched waits for it.
+  mutable std::array<std::once_flag, kEntries> entry_once_;
   mutable absl::Mutex mu_;
   mutable std::unordered_map<int64_t, double> exact_ ABSL_GUARDED_BY(mu_);
   mutable absl::Mutex search_mu_;

@@ -390,6 +390,23 @@ void PreferRealizedCompute(const Model& m, int64_t low, Solution* solution) {
   }
 }
 
+bool AnswersAt(const Model& m, int64_t servers, const ClusterEval& at, const ClusterEval& above,
+               uint32_t* broken_by_one_more) {
+  if (m.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE || servers < 0) return false;
+  if (CapsBroken(m, at) != 0) return false;
+  const uint32_t broken = CapsBroken(m, above);
+  if (broken == 0) return false;
+  // SolveInto's search range: `servers` must be in it (the search never looks beyond).
+  absl::StatusOr<double> hi = ServerUpperBound(m);
+  if (!hi.ok()) return false;
+  const int64_t size_limit_servers = kMaxGpus / m.server.gpus + 1;
+  const int64_t high =
+      *hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(*hi);
+  if (servers > high) return false;
+  *broken_by_one_more = broken;
+  return true;
+}
+
 absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution) {
   Solution& s = *solution;
   const int64_t gps = m.server.gpus;

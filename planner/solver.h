@@ -96,4 +96,12 @@ absl::StatusOr<Solution> Solve(const Model& model, int64_t guess_servers);
 // sweep's inner loop), where the copies of a returned Solution are a measurable share of the time.
 absl::Status SolveInto(const Model& model, int64_t guess_servers, Solution* solution);
 
+// Whether Solve(model) answers `servers`, told from `at` and `above`, the clusters of `servers` and
+// `servers` + 1 servers fully evaluated under `model` (evaluations do not read the caps: a sweep
+// over a cap keeps them from one point to the next). True when `at` fits every cap and `above`
+// breaks one, within the solver's search range, under the objective MAX_GPUS: then Solve's
+// solution is `at` with *broken_by_one_more the caps `above` breaks. False tells nothing (solve).
+bool AnswersAt(const Model& model, int64_t servers, const ClusterEval& at, const ClusterEval& above,
+               uint32_t* broken_by_one_more);
+
 }  // namespace dcplan

@@ -130,12 +130,31 @@ class DoubleText {
   char text_[32];  // the longest shortest double has 24 characters (base/numbers.h)
 };
 
+// Whether two solved rows have the same results, bit for bit (then their columns after the axes
+// are the same text).
+template <typename T>
+bool SameBits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+bool SameResults(const SweepRow& a, const SweepRow& b) {
+  return a.gpus == b.gpus && a.servers == b.servers && a.racks == b.racks && a.pods == b.pods &&
+         a.buildings == b.buildings && a.binding == b.binding && SameBits(a.it_power, b.it_power) &&
+         SameBits(a.facility_power, b.facility_power) && SameBits(a.peak, b.peak) &&
+         SameBits(a.mfu, b.mfu) && SameBits(a.realized, b.realized) && SameBits(a.capex, b.capex) &&
+         SameBits(a.opex_rate, b.opex_rate) && SameBits(a.tco, b.tco);
+}
+
 // What one thread keeps while it formats a chunk of rows: the last text of each axis' value and of
-// each numeric column.
+// each numeric column, and the last solved row's result columns (everything after the axes, a
+// function of the row alone): a fine axis over a cap gives runs of rows with the same cluster,
+// whose results are then one copy.
 struct RowFormatter {
   explicit RowFormatter(size_t axes) : axis_text(axes) {}
   std::vector<DoubleText> axis_text;
   DoubleText number_text[32];  // per headline column
+  bool has_results = false;    // `results_row` and `results` hold a solved row's results
+  SweepRow results_row;
+  std::string results;
 };
 
 // Point `p`'s row as CSV (`json` false) or as one JSON object.
@@ -164,6 +183,11 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     }
   }
   const bool ok = r.status.ok();
+  if (ok && f.has_results && SameResults(r, f.results_row)) {
+    out->append(f.results);
+    return;
+  }
+  const size_t results_start = out->size();
   // The headline columns, each read from the row as the table says.
   size_t k = 0;
   for (const HeadlineColumn& c : HeadlineColumns()) {
@@ -198,11 +222,16 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
       AppendJsonString(r.status.message(), out);
     }
     out->append("}\n");
-    return;
+  } else {
+    out->push_back(',');
+    if (!ok) AppendCsvText(out, r.status.message());
+    out->push_back('\n');
   }
-  out->push_back(',');
-  if (!ok) AppendCsvText(out, r.status.message());
-  out->push_back('\n');
+  if (ok) {
+    f.has_results = true;
+    f.results_row = r;
+    f.results.assign(*out, results_start, std::string::npos);
+  }
 }
 
 // The grid --vary spans over `*base`, which is set to the request the other flags make (the axes

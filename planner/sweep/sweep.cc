@@ -78,8 +78,7 @@ absl::Status Patch(Fast f, double v, PlanRequest* r, Model* m) {
   }
 }
 
-void FillRow(const Solution& s, SweepRow* row) {
-  const ClusterEval& e = s.eval;
+void FillRow(const ClusterEval& e, BindingConstraint binding, SweepRow* row) {
   row->status = absl::OkStatus();
   row->gpus = e.gpus;
   row->servers = e.servers;
@@ -94,8 +93,13 @@ void FillRow(const Solution& s, SweepRow* row) {
   row->capex = e.capex;
   row->opex_rate = e.opex_rate;
   row->tco = e.tco;
-  row->binding = s.binding;
+  row->binding = binding;
 }
+
+void FillRow(const Solution& s, SweepRow* row) { FillRow(s.eval, s.binding, row); }
+
+// Whether patching `f` changes the model's clusters' evaluations (not only its caps).
+bool ChangesEvaluations(Fast f) { return f == Fast::kPue || f == Fast::kElectricity; }
 
 void FailRow(absl::Status status, SweepRow* row) {
   *row = SweepRow();
@@ -447,7 +451,17 @@ class Sweep::Impl::ChunkSolver {
     // Per axis, the index of the value patched into the model and request (-1: none yet, the
     // stand-in): a value is applied only when it changes.
     std::vector<int64_t> applied;
+    // The clusters of `at_servers` and one more server, fully evaluated under the model (-1: none).
+    // Evaluations do not read the caps: while only caps change from point to point, the answer is
+    // usually the same cluster or a neighbour, told by AnswersAt without a search.
+    int64_t at_servers = -1;
+    ClusterEval at, above;
+    bool above_ready = false;
+    // Whether the last try of those was right (off: the answers jump, the try costs evaluations).
+    bool neighbours_hit = false;
   };
+  // Neighbours tried per point beyond the last answer before searching.
+  static constexpr int kNeighbourShifts = 2;
   static constexpr size_t kCacheEntries = 8;
 
   // The model for the unpatched axes' combination `combo`: cached, else built (evicting the
@@ -494,11 +508,17 @@ class Sweep::Impl::ChunkSolver {
     for (int a : plan_.fast_axes) {
       if (entry.applied[a] == idx[a]) continue;
       entry.applied[a] = -1;
+      if (ChangesEvaluations(s_.fast[a])) entry.at_servers = -1;
       absl::Status patched = Patch(s_.fast[a], s_.axes[a].values[idx[a]], &entry.request, &model);
       if (!patched.ok()) return FailRow(std::move(patched), row);
       entry.applied[a] = idx[a];
     }
     const int64_t at = idx[plan_.inner];
+    if (SolveByNeighbours(model, entry, row)) {
+      entry.neighbours_hit = true;
+      Remember(entry, entry.at_servers, at);
+      return;
+    }
     int64_t guess = entry.last;
     if (entry.last_at == at - 1 && entry.before_at == at - 2) {
       const double g = static_cast<double>(entry.last) +
@@ -508,10 +528,61 @@ class Sweep::Impl::ChunkSolver {
     absl::Status solved = SolveInto(model, guess, &solution_);
     if (!solved.ok()) return FailRow(std::move(solved), row);
     FillRow(solution_, row);
+    // The next point tries this answer and its neighbours when the answers repeat.
+    const bool repeated = solution_.servers == entry.last;
+    Remember(entry, solution_.servers, at);
+    entry.neighbours_hit = entry.neighbours_hit || repeated;
+    if (entry.neighbours_hit && solution_.servers == solution_.largest_feasible_servers) {
+      // Kept only when the next point will try it (the copy is a share of a jumping sweep's time).
+      entry.at_servers = solution_.servers;
+      entry.at = solution_.eval;
+      entry.above_ready = false;
+    } else {
+      entry.at_servers = -1;
+    }
+  }
+
+  static void Remember(Entry& entry, int64_t servers, int64_t at) {
     entry.before = entry.last;
     entry.before_at = entry.last_at;
-    entry.last = solution_.servers;
+    entry.last = servers;
     entry.last_at = at;
+  }
+
+  // Solves the point from the entry's evaluations when the answer is the last one or within
+  // kNeighbourShifts servers of it (AnswersAt), moving them along; false when it is not (or the
+  // answers have been jumping), and the point is searched.
+  bool SolveByNeighbours(const Model& model, Entry& entry, SweepRow* row) {
+    if (entry.at_servers < 0 || (!entry.neighbours_hit && !entry.above_ready)) return false;
+    const int64_t gps = model.server.gpus;
+    if (!entry.above_ready) {
+      entry.above = EvaluateCluster(model, (entry.at_servers + 1) * gps);
+      entry.above_ready = true;
+    }
+    for (int shift = 0;; ++shift) {
+      uint32_t broken = 0;
+      if (AnswersAt(model, entry.at_servers, entry.at, entry.above, &broken)) {
+        FillRow(entry.at, FirstBrokenCap(broken), row);
+        return true;
+      }
+      if (shift == kNeighbourShifts) break;
+      // The answer is above when `above` fits (caps only: the objective is MAX_GPUS here or
+      // AnswersAt says no), below when `at` does not.
+      if (model.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE) break;
+      if (BrokenCaps(model, entry.above) == 0) {
+        std::swap(entry.at, entry.above);
+        ++entry.at_servers;
+        entry.above = EvaluateCluster(model, (entry.at_servers + 1) * gps);
+      } else if (BrokenCaps(model, entry.at) != 0 && entry.at_servers > 0) {
+        std::swap(entry.at, entry.above);
+        --entry.at_servers;
+        entry.at = EvaluateCluster(model, entry.at_servers * gps);
+      } else {
+        break;
+      }
+    }
+    entry.neighbours_hit = false;
+    return false;
   }
 
   const Impl& s_;

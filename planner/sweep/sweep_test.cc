@@ -326,6 +326,39 @@ TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
   }
 }
 
+TEST(Sweep, RepeatedAnswersEqualSolvingEveryPoint) {
+  // Caps in fine steps: neighbouring points share their answer or move by a server, and the sweep
+  // tells them from the last answer's evaluations (AnswersAt) instead of searching. Up and down
+  // (a list going down), over the power cap, the budget (capex and TCO) and the GPU cap, under a
+  // PUE and an electricity price that change the evaluations between rows: every row is what
+  // solving its point alone gives.
+  std::vector<std::string> down;
+  for (int i = 0; i < 300; ++i) down.push_back(absl::StrCat(3'000'000 - 3'333 * i, "W"));
+  const std::vector<std::vector<std::string>> grids = {
+      {"pue=1.1,1.3", "power=1MW:3MW:1kW"},
+      {"pue=1.2,1.25", absl::StrCat("power=", absl::StrJoin(down, ","))},
+      {"costs.electricity_usd_per_kwh=0.05,0.1", "budget=$10M:$40M:$20K"},
+      {"power=2MW,50MW", "gpus=1000:1400:1"},
+  };
+  for (const char* extra : {"costs { facility_usd_per_it_watt: 11 }",
+                            "constraints { budget_on: BUDGET_ON_TCO } costs { "
+                            "facility_usd_per_it_watt: 9 }"}) {
+    for (const auto& grid : grids) {
+      SCOPED_TRACE(absl::StrCat(extra, " ", absl::StrJoin(grid, " ")));
+      std::vector<SweepAxis> axes;
+      for (const std::string& spec : grid) axes.push_back(Axis(spec));
+      Sweep s = Sweep::Create(H100With(extra), axes).value();
+      SweepOptions slow;
+      slow.patch_models = false;
+      SweepOptions one_thread;
+      one_thread.threads = 1;
+      const std::vector<SweepRow> expected = RunAll(s, slow);
+      ExpectSameRows(RunAll(s, one_thread), expected);
+      ExpectSameRows(RunAll(s), expected);
+    }
+  }
+}
+
 TEST(Sweep, LongAxesCheckTheirValuesByTheirRangeExactly) {
   // More than 4,096 values: the valid interval of a patched field is found by bisection, not by
   // checking every value. PUE from 0.5 to 6 by 0.001: 5,501 values, valid only in [1, 5] (the
