@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "absl/status/status.h"
@@ -35,6 +36,32 @@ std::string FieldPathOf(const absl::Status& status);
 
 // `prefix.field`, or `field` at the top level.
 std::string FieldPath(absl::string_view prefix, absl::string_view field);
+
+// `prefix` + `suffix` ("hardware" + ".accelerator") for a validator to hand to the next one down,
+// in a buffer on the stack: a valid request is checked without allocating (a path too long for
+// the buffer goes to the heap). Not copyable: the view points into the object.
+class SubPath {
+ public:
+  SubPath(absl::string_view prefix, absl::string_view suffix) {
+    if (prefix.size() + suffix.size() <= sizeof(buffer_)) {
+      std::memcpy(buffer_, prefix.data(), prefix.size());
+      std::memcpy(buffer_ + prefix.size(), suffix.data(), suffix.size());
+      view_ = absl::string_view(buffer_, prefix.size() + suffix.size());
+    } else {
+      heap_.assign(prefix.data(), prefix.size()).append(suffix.data(), suffix.size());
+      view_ = heap_;
+    }
+  }
+  SubPath(const SubPath&) = delete;
+  SubPath& operator=(const SubPath&) = delete;
+  operator absl::string_view() const { return view_; }  // NOLINT: a path is a string_view
+  absl::string_view view() const { return view_; }
+
+ private:
+  char buffer_[112];
+  std::string heap_;
+  absl::string_view view_;
+};
 
 // Whether CheckInRange's lower bound is allowed (kClosedLow) or not (kOpenLow).
 enum RangeLow { kClosedLow, kOpenLow };

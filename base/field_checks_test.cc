@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "base/status_matchers.h"
 #include "gmock/gmock.h"
@@ -58,6 +59,18 @@ TEST(FieldChecks, NameThePathAndTheValueWithOneCodePerKind) {
                   "site", "cooling", 9, [](int v) { return v < 3; }, "Cooling"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        Eq("site.cooling must be a known Cooling value, got 9")));
+}
+
+TEST(SubPath, JoinsPrefixAndSuffixOnTheStackOrTheHeap) {
+  // The two parts written out by hand; a path longer than the 112-byte buffer takes the heap.
+  EXPECT_EQ(absl::string_view(SubPath("hardware", ".accelerator")), "hardware.accelerator");
+  EXPECT_EQ(SubPath("", "site").view(), "site");
+  const std::string long_prefix(200, 'a');
+  const SubPath longer(long_prefix, ".b");
+  EXPECT_EQ(longer.view().size(), 202u);
+  EXPECT_EQ(longer.view(), long_prefix + ".b");
+  const std::string exact(110, 'x');  // 110 + 2 = 112: the buffer exactly
+  EXPECT_EQ(SubPath(exact, ".y").view(), exact + ".y");
 }
 
 }  // namespace

@@ -291,7 +291,7 @@ double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v) {
     msg = r->MutableMessage(msg, step);
   }
   const FieldDescriptor* leaf = field.leaf();
-  const double old = msg == nullptr ? 0 : GetNumber(*request, field);
+  const double old = msg == nullptr ? 0 : GetNumberIn(*msg, field);
   if (msg == nullptr || leaf->is_repeated() || !(std::fabs(old) <= 9007199254740992.0)) {
     static thread_local PlanRequest changed;
     changed.CopyFrom(*request);
@@ -299,11 +299,11 @@ double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v) {
     return ObjectiveFor(changed);
   }
   const bool was_present = !leaf->has_presence() || msg->GetReflection()->HasField(*msg, leaf);
-  const double moved = SetNumber(field, v, request).ok() ? ObjectiveFor(*request) : std::nan("");
+  const double moved = SetNumberIn(field, v, msg).ok() ? ObjectiveFor(*request) : std::nan("");
   if (created != nullptr) {
     created_in->GetReflection()->ClearField(created_in, created);
   } else if (was_present) {
-    (void)SetNumber(field, old, request);
+    (void)SetNumberIn(field, old, msg);
   } else {
     msg->GetReflection()->ClearField(msg, leaf);
   }
@@ -315,7 +315,6 @@ double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v) {
 double Influence(PlanRequest* request, const FieldRef& field, double value, double base) {
   if (!(base > 0)) return 0;
   const FieldDescriptor* f = field.leaf();
-  std::vector<double> tries;
   if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
     const int other = OtherEnumValue(field.path, static_cast<int>(value));
     if (other < 0) return 0;
@@ -346,6 +345,8 @@ double Influence(PlanRequest* request, const FieldRef& field, double value, doub
 // path, separately).
 struct SourceIndex {
   explicit SourceIndex(const PlanRequest& request) {
+    top.reserve(static_cast<size_t>(request.sources_size()));
+    workload.reserve(static_cast<size_t>(request.workload().sources_size()));
     for (const FieldSource& s : request.sources()) top.emplace(s.path(), &s);
     for (const FieldSource& s : request.workload().sources()) workload.emplace(s.path(), &s);
   }
@@ -380,10 +381,11 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
   // facility's sensitivities, exactly, at the plan's efficiency; the workload's own fields get
   // none.
   // Each move copies the request: without its sources (tens of cited strings) the copies are cheap,
-  // and sources do not change an answer.
-  PlanRequest facility_only;
+  // and sources do not change an answer. One per thread, copied over for each plan: its messages
+  // and strings stay allocated.
+  static thread_local PlanRequest facility_only;
   if (influence) {
-    facility_only = request;
+    facility_only.CopyFrom(request);
     facility_only.clear_sources();
     facility_only.mutable_workload()->clear_sources();
     if (!request.has_workload()) facility_only.clear_workload();
@@ -418,7 +420,8 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     const FieldRef& field = *l.field;
     const std::string& path = field.path;
     const Default* d = l.default_value;
-    const bool set = IsSetIn(parent[static_cast<size_t>(l.parent)], field);
+    const Message* holder = parent[static_cast<size_t>(l.parent)];
+    const bool set = IsSetIn(holder, field);
     if (!set && (d == nullptr || !d->applies(request))) continue;
     Assumption* a = plan->add_assumptions();
     a->set_path(path);
@@ -429,9 +432,9 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
       if (!set && path == "efficiency.reference_workload.model") {
         a->set_text_value(defaults::kReferenceModel);
       }
-      value = GetNumber(request, field);
+      value = holder != nullptr ? GetNumberIn(*holder, field) : GetNumber(request, field);
     } else {
-      value = set ? GetNumber(request, field) : d->value(request);
+      value = set ? GetNumberIn(*holder, field) : d->value(request);
       a->set_value(value);
     }
     if (set) {
@@ -456,10 +459,10 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
       a->set_influence(Influence(moved, field, value, base));
     }
   }
-  // Most influential first; ties keep the schema's order.
+  // Most influential first; ties keep the schema's order. The pointers move, not the entries.
   std::stable_sort(
-      plan->mutable_assumptions()->begin(), plan->mutable_assumptions()->end(),
-      [](const Assumption& x, const Assumption& y) { return x.influence() > y.influence(); });
+      plan->mutable_assumptions()->pointer_begin(), plan->mutable_assumptions()->pointer_end(),
+      [](const Assumption* x, const Assumption* y) { return x->influence() > y->influence(); });
 }
 
 void FillMarginal(const Model& model, const Solution& solution, Plan* plan) {

@@ -642,7 +642,10 @@ absl::StatusOr<double> ParseNumber(const FieldRef& field, absl::string_view raw,
 }
 
 absl::Status SetNumber(const FieldRef& field, double v, PlanRequest* request) {
-  Message* msg = MutableParent(field, request);
+  return SetNumberIn(field, v, MutableParent(field, request));
+}
+
+absl::Status SetNumberIn(const FieldRef& field, double v, Message* msg) {
   const FieldDescriptor* f = field.leaf();
   if (f->is_repeated()) {
     const Reflection* r = msg->GetReflection();
@@ -661,7 +664,11 @@ absl::Status SetNumber(const FieldRef& field, double v, PlanRequest* request) {
 
 double GetNumber(const PlanRequest& request, const FieldRef& field) {
   const Message* msg = Parent(field, request);
-  if (msg == nullptr) return 0;
+  return msg == nullptr ? 0 : GetNumberIn(*msg, field);
+}
+
+double GetNumberIn(const Message& parent, const FieldRef& field) {
+  const Message* msg = &parent;
   const FieldDescriptor* f = field.leaf();
   const Reflection* r = msg->GetReflection();
   if (f->is_repeated()) {

@@ -75,8 +75,11 @@ absl::Status CheckMeasured(absl::string_view path, absl::string_view field, doub
                            absl::string_view nameplate_field, double nameplate) {
   DCPLAN_RETURN_IF_ERROR(CheckFinite(path, field, measured));
   if (measured == 0) return absl::OkStatus();
-  DCPLAN_RETURN_IF_ERROR(CheckPositive(path, field, measured, limits::kMaxWatts,
-                                       absl::StrCat(" when set (0 = use ", nameplate_field, ")")));
+  if (!(measured > 0 && measured <= limits::kMaxWatts)) {  // the note is built only to fail
+    DCPLAN_RETURN_IF_ERROR(
+        CheckPositive(path, field, measured, limits::kMaxWatts,
+                      absl::StrCat(" when set (0 = use ", nameplate_field, ")")));
+  }
   if (measured > nameplate) {
     return absl::FailedPreconditionError(
         absl::StrCat(FieldPath(path, field), " must be <= ", nameplate_field, " (",
@@ -292,17 +295,17 @@ absl::Status ValidateProvisioning(const Provisioning& p, absl::string_view path)
 
 absl::Status ValidateHardware(const Hardware& hardware, const Site& site, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(
-      ValidateAccelerator(hardware.accelerator(), absl::StrCat(path, ".accelerator")));
-  DCPLAN_RETURN_IF_ERROR(ValidateServer(hardware.server(), absl::StrCat(path, ".server")));
+      ValidateAccelerator(hardware.accelerator(), SubPath(path, ".accelerator")));
+  DCPLAN_RETURN_IF_ERROR(ValidateServer(hardware.server(), SubPath(path, ".server")));
   if (hardware.has_rack()) {
     // The rack limit is checked against power as the site provisions it: check that first.
     DCPLAN_RETURN_IF_ERROR(ValidateProvisioning(site.provisioning(), "site.provisioning"));
     DCPLAN_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(), hardware.server(),
-                                        site.provisioning(), absl::StrCat(path, ".rack")));
+                                        site.provisioning(), SubPath(path, ".rack")));
   }
-  DCPLAN_RETURN_IF_ERROR(ValidatePod(hardware.pod(), absl::StrCat(path, ".pod")));
-  DCPLAN_RETURN_IF_ERROR(ValidateNetwork(hardware.network(), absl::StrCat(path, ".network")));
-  return ValidateAuxiliary(hardware.auxiliary(), absl::StrCat(path, ".auxiliary"));
+  DCPLAN_RETURN_IF_ERROR(ValidatePod(hardware.pod(), SubPath(path, ".pod")));
+  DCPLAN_RETURN_IF_ERROR(ValidateNetwork(hardware.network(), SubPath(path, ".network")));
+  return ValidateAuxiliary(hardware.auxiliary(), SubPath(path, ".auxiliary"));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -368,16 +371,15 @@ absl::Status ValidateSite(const Site& site, absl::string_view path) {
                        Bound(peak, site.has_pue()), Got(site.annual_pue(), true)));
     }
   }
-  DCPLAN_RETURN_IF_ERROR(
-      ValidateProvisioning(site.provisioning(), FieldPath(path, "provisioning")));
+  DCPLAN_RETURN_IF_ERROR(ValidateProvisioning(site.provisioning(), SubPath(path, ".provisioning")));
   if (site.has_max_air_cooled_rack_watts()) {
     DCPLAN_RETURN_IF_ERROR(CheckPositive(path, "max_air_cooled_rack_watts",
                                          site.max_air_cooled_rack_watts(), limits::kMaxWatts));
   }
-  DCPLAN_RETURN_IF_ERROR(ValidateBuilding(site.building(), absl::StrCat(path, ".building")));
+  DCPLAN_RETURN_IF_ERROR(ValidateBuilding(site.building(), SubPath(path, ".building")));
   DCPLAN_RETURN_IF_ERROR(
       CheckCountAtMost(path, "max_buildings", site.max_buildings(), limits::kMaxBuildings));
-  return ValidateSubstation(site.substation(), absl::StrCat(path, ".substation"));
+  return ValidateSubstation(site.substation(), SubPath(path, ".substation"));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -446,9 +448,10 @@ absl::Status ValidateMfuTable(const MfuTable& table, absl::string_view path) {
 // The job must be a known model preset that the workload validator accepts (its hardware is
 // checked with the request's, ValidateWorkloadHardware).
 absl::Status ValidateReferenceWorkload(const ReferenceWorkload& reference, absl::string_view path) {
-  const std::string model_path = absl::StrCat(path, ".model");
-  const std::string name =
-      reference.model().empty() ? std::string(defaults::kReferenceModel) : reference.model();
+  const SubPath model_path(path, ".model");
+  const absl::string_view name = reference.model().empty()
+                                     ? absl::string_view(defaults::kReferenceModel)
+                                     : absl::string_view(reference.model());
   // Model presets are compiled in: each is checked once a process.
   static absl::Mutex mu(absl::kConstInit);
   static auto* checked = new std::map<std::string, absl::Status, std::less<>>();
@@ -465,18 +468,18 @@ absl::Status ValidateReferenceWorkload(const ReferenceWorkload& reference, absl:
   if (!known) {
     absl::StatusOr<Workload> model = LoadModel(name);
     if (!model.ok()) {
-      return WithFieldPath(
-          absl::InvalidArgumentError(absl::StrCat(model_path, ": ", model.status().message())),
-          model_path);
+      return WithFieldPath(absl::InvalidArgumentError(
+                               absl::StrCat(model_path.view(), ": ", model.status().message())),
+                           model_path);
     }
     if (absl::Status s = ValidateWorkload(*model, "workload"); !s.ok()) {
       verdict = WithFieldPath(
           absl::InvalidArgumentError(absl::StrCat(
-              model_path, " \"", name, "\" cannot be a reference workload: ", s.message())),
+              model_path.view(), " \"", name, "\" cannot be a reference workload: ", s.message())),
           model_path);
     }
     absl::MutexLock lock(&mu);
-    checked->emplace(name, verdict);
+    checked->emplace(std::string(name), verdict);
   }
   DCPLAN_RETURN_IF_ERROR(verdict);
   return CheckNonNegative(path, "batch_tokens_per_gpu", reference.batch_tokens_per_gpu(),
@@ -486,14 +489,14 @@ absl::Status ValidateReferenceWorkload(const ReferenceWorkload& reference, absl:
 absl::Status ValidateEfficiency(const EfficiencyModel& efficiency, absl::string_view path) {
   switch (efficiency.model_case()) {
     case EfficiencyModel::kLogLinear:
-      return ValidateLogLinearMfu(efficiency.log_linear(), absl::StrCat(path, ".log_linear"));
+      return ValidateLogLinearMfu(efficiency.log_linear(), SubPath(path, ".log_linear"));
     case EfficiencyModel::kTable:
-      return ValidateMfuTable(efficiency.table(), absl::StrCat(path, ".table"));
+      return ValidateMfuTable(efficiency.table(), SubPath(path, ".table"));
     case EfficiencyModel::kConstant:
-      return CheckFraction(absl::StrCat(path, ".constant"), "mfu", efficiency.constant().mfu());
+      return CheckFraction(SubPath(path, ".constant"), "mfu", efficiency.constant().mfu());
     case EfficiencyModel::kReferenceWorkload:
       return ValidateReferenceWorkload(efficiency.reference_workload(),
-                                       absl::StrCat(path, ".reference_workload"));
+                                       SubPath(path, ".reference_workload"));
     case EfficiencyModel::MODEL_NOT_SET:
       return absl::OkStatus();  // log_linear with its defaults
   }
