@@ -141,19 +141,12 @@ void AppendProtobufJsonDouble(double v, std::string* out) {
 
 bool AppendProtobufJsonString(absl::string_view text, std::string* out) {
   // Plain characters are copied in runs; the rest escaped as protobuf's printer does.
-  static constexpr struct PlainTable {
-    constexpr PlainTable() : is{} {
-      for (int c = 0x20; c < 0x7f; ++c) is[c] = c != '"' && c != '\\' && c != '<' && c != '>';
-    }
-    bool is[256];
-  } kPlain;
-  const auto plain = [](unsigned char c) { return kPlain.is[c]; };
   out->push_back('"');
   const char* p = text.data();
   const char* const end = p + text.size();
   while (p < end) {
     const char* run = p;
-    while (p < end && plain(static_cast<unsigned char>(*p))) ++p;
+    p = SkipPlainJson</*kProtobufEscapes=*/true>(p, end);
     out->append(run, static_cast<size_t>(p - run));
     if (p == end) break;
     const auto c = static_cast<unsigned char>(*p++);

@@ -9,6 +9,9 @@
 //   AppendJsonString(status.message(), &body);   // "must be >= 1.0" stays as written
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -27,6 +30,40 @@ std::string JsonQuote(absl::string_view text);
 // short forms; other controls, DEL, '<' and '>' as \u00xx). Returns false, having appended part of
 // it, when `text` is not ASCII: the caller then falls back to protobuf itself.
 bool AppendProtobufJsonString(absl::string_view text, std::string* out);
+
+// The first byte in [p, end) that a JSON string cannot hold as it is, or `end`: '"', '\\', a
+// control byte or a non-ASCII byte; with kProtobufEscapes also '<', '>' and DEL, which protobuf's
+// printer escapes. Eight bytes a step (a word with none of them is skipped whole); the JSON
+// readers and writers copy the plain runs between such bytes in one go.
+template <bool kProtobufEscapes>
+inline const char* SkipPlainJson(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHigh = 0x8080808080808080ULL;
+  // Non-zero when some byte of x is below n (n <= 0x80); exact for the word as a whole.
+  const auto below = [](uint64_t x, uint64_t n) { return (x - kOnes * n) & ~x & kHigh; };
+  const auto plain = [](unsigned char c) {
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+    return !kProtobufEscapes || (c != '<' && c != '>' && c != 0x7f);
+  };
+  while (true) {
+    while (end - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, sizeof(w));
+      uint64_t stop =
+          below(w, 0x20) | (w & kHigh) | below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1);
+      if (kProtobufEscapes) {
+        stop |= below(w ^ (kOnes * '<'), 1) | below(w ^ (kOnes * '>'), 1) |
+                below(w ^ (kOnes * 0x7f), 1);
+      }
+      if (stop != 0) break;
+      p += 8;
+    }
+    // A word that holds a stop (or may: the test can flag a byte after a real one), or the tail.
+    const char* const limit = std::min<const char*>(p + 8, end);
+    while (p < limit && plain(static_cast<unsigned char>(*p))) ++p;
+    if (p < limit || p == end) return p;
+  }
+}
 
 // Appends `v` as protobuf's JSON printer writes a double: the shortest of %.15g and %.17g that
 // reads back exactly (SimpleDtoa), NaN and +-Infinity quoted.

@@ -1,5 +1,6 @@
 #include "base/json.h"
 
+#include <random>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -41,6 +42,43 @@ TEST(AppendProtobufJsonString, EscapesAsProtobufsJsonPrinter) {
 TEST(AppendProtobufJsonString, DeclinesTextThatIsNotAscii) {
   std::string out;
   EXPECT_FALSE(AppendProtobufJsonString("caf\xc3\xa9", &out));
+}
+
+// SkipPlainJson against the byte-at-a-time definition: every byte value at every position of
+// strings of 0 to 40 plain bytes (so a stop falls at each place in and across 8-byte words), in
+// both dialects.
+TEST(SkipPlainJson, StopsAtTheFirstByteThatNeedsEscapingOrIsNotAscii) {
+  const auto plain = [](unsigned char c, bool protobuf) {
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+    return !protobuf || (c != '<' && c != '>' && c != 0x7f);
+  };
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> printable(0x20, 0x7e);
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string text(n, ' ');
+    for (char& c : text) {
+      do {
+        c = static_cast<char>(printable(rng));
+      } while (!plain(static_cast<unsigned char>(c), true));
+    }
+    const char* b = text.data();
+    EXPECT_EQ(SkipPlainJson<false>(b, b + n), b + n) << text;
+    EXPECT_EQ(SkipPlainJson<true>(b, b + n), b + n) << text;
+    for (size_t at = 0; at < n; ++at) {
+      for (int v = 0; v < 256; ++v) {
+        std::string t = text;
+        t[at] = static_cast<char>(v);
+        const char* p = t.data();
+        for (const bool protobuf : {false, true}) {
+          const size_t want = plain(static_cast<unsigned char>(v), protobuf) ? n : at;
+          const char* got =
+              protobuf ? SkipPlainJson<true>(p, p + n) : SkipPlainJson<false>(p, p + n);
+          ASSERT_EQ(static_cast<size_t>(got - p), want)
+              << "byte " << v << " at " << at << " of " << n;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

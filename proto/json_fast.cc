@@ -73,6 +73,9 @@ struct MessageLayout {
   // For the parser: each field by its name and by its lowerCamelCase json_name (the name first, as
   // Descriptor::FindFieldByName, then the first field whose json_name it is).
   absl::flat_hash_map<std::string, const FieldLayout*> by_name;
+  // Each field by its index: a request's keys mostly come in declaration order, so the parser
+  // tries the field after the last one first, with no hashing.
+  std::vector<const FieldLayout*> in_order;
   // The type is Plan: printed by proto/plan_json.h.
   bool plan = false;
 };
@@ -154,6 +157,7 @@ class Layouts {
     }
     for (const FieldLayout* f : in_order) layout->by_name.emplace(f->field->name(), f);
     for (const FieldLayout* f : in_order) layout->by_name.emplace(f->field->json_name(), f);
+    layout->in_order = std::move(in_order);
     return layout;
   }
 
@@ -317,12 +321,8 @@ class Parser {
     SkipSpace();
     if (p_ >= end_ || *p_ != '"') return false;
     const char* start = ++p_;
-    while (p_ < end_ && *p_ != '"') {
-      const auto c = static_cast<unsigned char>(*p_);
-      if (c == '\\' || c < 0x20 || c >= 0x80) return false;
-      ++p_;
-    }
-    if (p_ >= end_) return false;
+    p_ = SkipPlainJson</*kProtobufEscapes=*/false>(p_, end_);
+    if (p_ >= end_ || *p_ != '"') return false;
     *s = absl::string_view(start, static_cast<size_t>(p_ - start));
     ++p_;
     return true;
@@ -371,29 +371,37 @@ class Parser {
     if (depth > kMaxDepth || !Consume('{')) return false;
     const Descriptor* d = m->GetDescriptor();
     const Reflection* r = m->GetReflection();
-    // The fields seen so far, by index: on the stack for up to 256 fields.
+    // The fields seen so far, by index: bits on the stack for up to 256 fields.
     constexpr size_t kOnStack = 256;
-    bool seen_here[kOnStack] = {};
+    uint64_t seen_here[kOnStack / 64] = {};
     std::vector<bool> seen_beyond;
     const size_t field_count = static_cast<size_t>(d->field_count());
     if (field_count > kOnStack) seen_beyond.assign(field_count, false);
-    auto seen = [&](size_t i) -> bool { return i < kOnStack ? seen_here[i] : seen_beyond[i]; };
+    auto seen = [&](size_t i) -> bool {
+      return i < kOnStack ? (seen_here[i / 64] >> (i % 64) & 1) != 0 : seen_beyond[i];
+    };
     if (Consume('}')) return true;
+    size_t next = 0;  // the index after the last field read
     do {
       absl::string_view key;
       if (!ParsePlainString(&key) || !Consume(':')) return false;
-      const auto found = layout.by_name.find(key);
-      if (found == layout.by_name.end()) return false;
-      const FieldLayout& fl = *found->second;
+      const FieldLayout* guess = next < field_count ? layout.in_order[next] : nullptr;
+      if (guess == nullptr || guess->field->name() != key) {
+        const auto found = layout.by_name.find(key);
+        if (found == layout.by_name.end()) return false;
+        guess = found->second;
+      }
+      const FieldLayout& fl = *guess;
       const FieldDescriptor* f = fl.field;
       if (fl.map) return false;
       const size_t index = static_cast<size_t>(f->index());
       if (seen(index)) return false;
       if (index < kOnStack) {
-        seen_here[index] = true;
+        seen_here[index / 64] |= uint64_t{1} << (index % 64);
       } else {
         seen_beyond[index] = true;
       }
+      next = index + 1;
       if (const auto* oneof = f->real_containing_oneof()) {
         for (int i = 0; i < oneof->field_count(); ++i) {
           if (oneof->field(i) != f && seen(static_cast<size_t>(oneof->field(i)->index()))) {
@@ -491,9 +499,23 @@ class Parser {
       case FieldDescriptor::CPPTYPE_ENUM: {
         absl::string_view name;
         if (!ParsePlainString(&name)) return false;
-        const EnumValueDescriptor* v = f->enum_type()->FindValueByName(std::string(name));
-        if (v == nullptr) return false;
-        rep ? r->AddEnumValue(m, f, v->number()) : r->SetEnumValue(m, f, v->number());
+        // The names of the values numbered 0..255 are at hand (quoted); others, and aliases,
+        // through the descriptor.
+        int number = -1;
+        for (size_t i = 0; i < fl.enum_names.size(); ++i) {
+          const std::string& quoted = fl.enum_names[i];
+          if (quoted.size() == name.size() + 2 &&
+              absl::string_view(quoted).substr(1, name.size()) == name) {
+            number = static_cast<int>(i);
+            break;
+          }
+        }
+        if (number < 0) {
+          const EnumValueDescriptor* v = f->enum_type()->FindValueByName(std::string(name));
+          if (v == nullptr) return false;
+          number = v->number();
+        }
+        rep ? r->AddEnumValue(m, f, number) : r->SetEnumValue(m, f, number);
         return true;
       }
       case FieldDescriptor::CPPTYPE_STRING: {

@@ -318,6 +318,26 @@ TEST(JsonFast, DeclinesWhatItCannotTakeWithCertainty) {
   EXPECT_TRUE(std::isinf(r.site().pue()));
   EXPECT_EQ(r.constraints().max_gpus(), 32768u);
   EXPECT_EQ(r.constraints().power_cap_watts(), 5e7);
+  // Keys in any order (the parser tries the next declared field first, then looks the key up);
+  // a repeat is still refused after a guess misses.
+  ASSERT_TRUE(
+      ParseJsonFast(
+          "{\"site\": {\"annual_pue\": 1.1, \"pue\": 1.3}, \"name\": \"x\", "
+          "\"hardware\": {\"server\": {\"gpus_per_server\": 8}, \"accelerator\": {\"tdp_watts\": "
+          "700}}, \"site_name_is_not_a_field\": 1}",
+          &r) == false);
+  ASSERT_TRUE(ParseJsonFast(
+      "{\"site\": {\"annual_pue\": 1.1, \"pue\": 1.3}, \"name\": \"x\", "
+      "\"hardware\": {\"server\": {\"gpus_per_server\": 8}, \"accelerator\": {\"tdp_watts\": "
+      "700}}}",
+      &r));
+  EXPECT_EQ(r.name(), "x");
+  EXPECT_EQ(r.site().pue(), 1.3);
+  EXPECT_EQ(r.site().annual_pue(), 1.1);
+  EXPECT_EQ(r.hardware().server().gpus_per_server(), 8u);
+  EXPECT_EQ(r.hardware().accelerator().tdp_watts(), 700);
+  EXPECT_FALSE(
+      ParseJsonFast("{\"site\": {\"annual_pue\": 1.1, \"pue\": 1.3, \"annual_pue\": 1.2}}", &r));
 }
 
 }  // namespace
