@@ -42,17 +42,17 @@ double Interpolate(const Accelerator& a, double x) {
 absl::Status ValidateCurve(const Accelerator& a, absl::string_view path) {
   const int n = a.power_curve_size();
   if (n == 0) return absl::OkStatus();
-  const std::string field = FieldPath(path, "power_curve");
+  const SubPath field(path, path.empty() ? "power_curve" : ".power_curve");
   // Every value finite first (a NaN names its own field), then each point's range, then the
   // curve's shape.
   for (int i = 0; i < n; ++i) {
-    const std::string point = absl::StrCat(field, "[", i, "]");
+    const SubPath point(field, absl::StrCat("[", i, "]"));
     DCPLAN_RETURN_IF_ERROR(CheckFinite(point, "power_fraction", a.power_curve(i).power_fraction()));
     DCPLAN_RETURN_IF_ERROR(
         CheckFinite(point, "throughput_fraction", a.power_curve(i).throughput_fraction()));
   }
   for (int i = 0; i < n; ++i) {
-    const std::string point = absl::StrCat(field, "[", i, "]");
+    const SubPath point(field, absl::StrCat("[", i, "]"));
     const PowerPerformancePoint& p = a.power_curve(i);
     DCPLAN_RETURN_IF_ERROR(
         CheckInRange(point, "power_fraction", p.power_fraction(), kMinPowerCurveFraction, 1.0));
@@ -60,12 +60,13 @@ absl::Status ValidateCurve(const Accelerator& a, absl::string_view path) {
         CheckInRange(point, "throughput_fraction", p.throughput_fraction(), 0.0, 1.0, kOpenLow));
   }
   if (n < 2) {
-    return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
-                             field, " must have at least 2 points (the last {1, 1}), got ", n)),
-                         field);
+    return WithFieldPath(
+        absl::InvalidArgumentError(
+            absl::StrCat(field.view(), " must have at least 2 points (the last {1, 1}), got ", n)),
+        field);
   }
   for (int i = 0; i < n; ++i) {
-    const std::string point = absl::StrCat(field, "[", i, "]");
+    const SubPath point(field, absl::StrCat("[", i, "]"));
     const PowerPerformancePoint& p = a.power_curve(i);
     if (i == 0) continue;
     const PowerPerformancePoint& q = a.power_curve(i - 1);
@@ -88,10 +89,10 @@ absl::Status ValidateCurve(const Accelerator& a, absl::string_view path) {
   }
   const PowerPerformancePoint& last = a.power_curve(n - 1);
   if (last.power_fraction() != 1.0 || last.throughput_fraction() != 1.0) {
-    const std::string point = absl::StrCat(field, "[", n - 1, "]");
+    const SubPath point(field, absl::StrCat("[", n - 1, "]"));
     return WithFieldPath(
         absl::InvalidArgumentError(absl::StrCat(
-            point,
+            point.view(),
             " must be {power_fraction: 1, throughput_fraction: 1} (at the rated power nothing "
             "changes), got {",
             FormatDouble(last.power_fraction()), ", ", FormatDouble(last.throughput_fraction()),
@@ -106,28 +107,28 @@ absl::Status ValidateCurve(const Accelerator& a, absl::string_view path) {
 absl::Status ValidatePowerLimit(const Accelerator& a, absl::string_view path) {
   DCPLAN_RETURN_IF_ERROR(ValidateCurve(a, path));
   const double limit = a.power_limit_watts();
-  const std::string field = FieldPath(path, "power_limit_watts");
+  const SubPath field(path, path.empty() ? "power_limit_watts" : ".power_limit_watts");
   DCPLAN_RETURN_IF_ERROR(CheckFinite(path, "power_limit_watts", limit));
   if (limit != 0) {
     const double floor_fraction = PointAt(a, 0).power_fraction;
     const double floor = floor_fraction * a.tdp_watts();
     if (limit < 0) {
-      return WithFieldPath(
-          absl::InvalidArgumentError(absl::StrCat(
-              field, " must be > 0 when set (0 = none: the TDP), got ", FormatDouble(limit))),
-          field);
+      return WithFieldPath(absl::InvalidArgumentError(absl::StrCat(
+                               field.view(), " must be > 0 when set (0 = none: the TDP), got ",
+                               FormatDouble(limit))),
+                           field);
     }
     if (limit > a.tdp_watts()) {
       return WithFieldPath(absl::FailedPreconditionError(absl::StrCat(
-                               field, " must be <= tdp_watts (", FormatDouble(a.tdp_watts()),
+                               field.view(), " must be <= tdp_watts (", FormatDouble(a.tdp_watts()),
                                "), got ", FormatDouble(limit))),
                            field);
     }
     if (limit < floor) {
       return WithFieldPath(
           absl::FailedPreconditionError(absl::StrCat(
-              field, " must be >= ", FormatDouble(floor), " (", FormatDouble(floor_fraction * 100),
-              "% of tdp_watts ", FormatDouble(a.tdp_watts()),
+              field.view(), " must be >= ", FormatDouble(floor), " (",
+              FormatDouble(floor_fraction * 100), "% of tdp_watts ", FormatDouble(a.tdp_watts()),
               ", the lowest power the power curve covers), got ", FormatDouble(limit))),
           field);
     }
@@ -135,7 +136,7 @@ absl::Status ValidatePowerLimit(const Accelerator& a, absl::string_view path) {
   if (a.power_limit_auto() && limit != 0) {
     const std::string f = FieldPath(path, "power_limit_auto");
     return WithFieldPath(absl::FailedPreconditionError(absl::StrCat(
-                             f, " is true but ", field, " is ", FormatDouble(limit),
+                             f, " is true but ", field.view(), " is ", FormatDouble(limit),
                              ": the search chooses the limit, so set one or the other")),
                          f);
   }
