@@ -555,7 +555,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
 int HeavyThreads(const ServerOptions& o) {
   if (o.heavy_threads > 0) return o.heavy_threads;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / 2));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));  // one per core
 }
 
 }  // namespace

@@ -48,7 +48,9 @@ struct ServerOptions {
   // Threads that run the connections; 0 = one per core.
   int threads = 0;
   // Threads for heavy requests (every POST under /v1/), apart from the connections' threads; 0 =
-  // half the cores, at least one. At most max_queued_heavy more wait for one (503 past that).
+  // one per core (a plan is ~100 us of CPU: half the cores left a core idle under load while
+  // plans queued; the connections' threads still answer the page, they never run POSTs). At most
+  // max_queued_heavy more wait for one (503 past that).
   int heavy_threads = 0;
   int max_queued_heavy = 64;
   // The largest request body read (413 past it) and the largest request header (431 past it).
