@@ -18,6 +18,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "planner/presets/presets.h"
+#include "planner/presets/test_workloads.h"
 #include "planner/workload/parallelism_search.h"
 #include "planner/workload/workload_model.h"
 #include "planner/workload/workload_model_reference.h"
@@ -181,18 +182,7 @@ std::vector<Workload> Workloads() {
 // Mixtures of experts (the reference predates them: held to the plain EstimateStep).
 std::vector<Workload> MoeWorkloads() {
   return {
-      WorkloadFrom(R"pb(name: "mixtral-8x22b"
-                        layers: 56
-                        hidden: 6144
-                        heads: 48
-                        kv_heads: 8
-                        ffn_hidden: 16384
-                        gated_mlp: true
-                        vocab: 32000
-                        seq_len: 4096
-                        global_batch_sequences: 256
-                        untied_embeddings: true
-                        moe { experts: 8 experts_per_token: 2 expert_ffn_hidden: 16384 })pb"),
+      MixtralAsBenchmarked(),
       WorkloadFrom(R"pb(name: "deepseek-v3-fp8"
                         layers: 61
                         hidden: 7168
@@ -236,10 +226,39 @@ std::vector<TrainingHardware> Hardwares() {
 // Random configurations per (hardware, workload).
 constexpr int kConfigurations = 250;
 
+constexpr Recompute kRecomputeModes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
+                                         RECOMPUTE_FULL};
+
+// What a random configuration is drawn from: a tensor-parallel degree from `tps`, dp, micro-batch
+// and cp powers of two below 2^dp_doublings, 2^micro_batch_doublings and 2^cp_doublings.
+struct ConfigRanges {
+  const int64_t* tps;
+  size_t tp_count;
+  int dp_doublings, micro_batch_doublings, cp_doublings;
+};
+constexpr int64_t kDenseTps[] = {1, 2, 4, 8, 3, 72};
+constexpr ConfigRanges kDenseRanges = {kDenseTps, 6, 12, 5, 4};
+constexpr int64_t kMoeTps[] = {1, 2, 4, 8};
+constexpr ConfigRanges kMoeRanges = {kMoeTps, 4, 10, 4, 2};
+
+// A random configuration of `w` (ep left at 1): any pp up to the layers, any virtual stages that
+// divide them, any recompute mode, ZeRO stage -1 (the framework's) .. 3.
+ParallelConfig RandomConfig(std::mt19937_64& rng, const WorkloadModel& w, const ConfigRanges& r) {
+  ParallelConfig c;
+  c.tp = r.tps[rng() % r.tp_count];
+  c.pp = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.layers));
+  c.dp = int64_t{1} << (rng() % static_cast<uint64_t>(r.dp_doublings));
+  c.micro_batch = int64_t{1} << (rng() % static_cast<uint64_t>(r.micro_batch_doublings));
+  c.virtual_stages =
+      1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(MaxVirtualStages(w.layers, c.pp)));
+  c.recompute = kRecomputeModes[rng() % 4];
+  c.cp = int64_t{1} << (rng() % static_cast<uint64_t>(r.cp_doublings));
+  c.zero = static_cast<int64_t>(rng() % 5) - 1;
+  return c;
+}
+
 TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
   std::mt19937_64 rng(22);
-  const Recompute modes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
-                             RECOMPUTE_FULL};
   int compared = 0;
   int memory_stops = 0;
   for (const TrainingHardware& hw : Hardwares()) {
@@ -248,17 +267,7 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
       // One held model across the configurations (as the search holds one).
       StepModel model = MakeStepModel(w, hw);
       for (int i = 0; i < kConfigurations; ++i) {
-        ParallelConfig c;
-        const int64_t tps[] = {1, 2, 4, 8, 3, 72};
-        c.tp = tps[rng() % 6];
-        c.pp = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.layers));
-        c.dp = int64_t{1} << (rng() % 12);
-        c.micro_batch = int64_t{1} << (rng() % 5);
-        c.virtual_stages = 1 + static_cast<int64_t>(
-                                   rng() % static_cast<uint64_t>(MaxVirtualStages(w.layers, c.pp)));
-        c.recompute = modes[rng() % 4];
-        c.cp = int64_t{1} << (rng() % 4);
-        c.zero = static_cast<int64_t>(rng() % 5) - 1;  // -1 (the framework's) .. 3
+        const ParallelConfig c = RandomConfig(rng, w, kDenseRanges);
         const int64_t cluster = c.Gpus() + static_cast<int64_t>(rng() % 1000);
         const StepEstimate want = reference::ReferenceEstimateStep(w, hw, c, cluster);
         const StepEstimate plain = EstimateStep(w, hw, c, cluster);
@@ -272,7 +281,7 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
         ASSERT_EQ(Differences(EstimateStep(model, c, cluster), want), "")
             << w.name << " " << DescribeConfig(c);
         ParallelConfig again = c;
-        again.recompute = modes[rng() % 4];
+        again.recompute = kRecomputeModes[rng() % 4];
         again.pp = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.layers));
         again.virtual_stages =
             1 + static_cast<int64_t>(rng() %
@@ -325,8 +334,6 @@ TEST(StepModelEquivalence, EveryFieldMatchesTheModelBeforeTheSpeedWork) {
 // expert parallelism (ep dividing dp and the experts), both branches of EstimateStepIfItFits.
 TEST(StepModelEquivalence, MixturesOfExpertsMatchThePlainEstimate) {
   std::mt19937_64 rng(2222);
-  const Recompute modes[] = {RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_PARTIAL,
-                             RECOMPUTE_FULL};
   int compared = 0;
   int memory_stops = 0;
   for (const TrainingHardware& hw : Hardwares()) {
@@ -334,17 +341,7 @@ TEST(StepModelEquivalence, MixturesOfExpertsMatchThePlainEstimate) {
       const WorkloadModel w = BuildWorkloadModel(proto).value();
       StepModel model = MakeStepModel(w, hw);
       for (int i = 0; i < kConfigurations; ++i) {
-        ParallelConfig c;
-        const int64_t tps[] = {1, 2, 4, 8};
-        c.tp = tps[rng() % 4];
-        c.pp = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(w.layers));
-        c.dp = int64_t{1} << (rng() % 10);
-        c.micro_batch = int64_t{1} << (rng() % 4);
-        c.virtual_stages = 1 + static_cast<int64_t>(
-                                   rng() % static_cast<uint64_t>(MaxVirtualStages(w.layers, c.pp)));
-        c.recompute = modes[rng() % 4];
-        c.cp = int64_t{1} << (rng() % 2);
-        c.zero = static_cast<int64_t>(rng() % 5) - 1;
+        ParallelConfig c = RandomConfig(rng, w, kMoeRanges);
         do {
           c.ep = int64_t{1} << (rng() % 9);
         } while (c.dp % c.ep != 0 || w.moe.experts % c.ep != 0);
@@ -353,7 +350,7 @@ TEST(StepModelEquivalence, MixturesOfExpertsMatchThePlainEstimate) {
         ASSERT_EQ(Differences(EstimateStep(model, c, cluster), want), "")
             << w.name << " " << DescribeConfig(c);
         ParallelConfig again = c;
-        again.recompute = modes[rng() % 4];
+        again.recompute = kRecomputeModes[rng() % 4];
         do {
           again.ep = int64_t{1} << (rng() % 9);
         } while (again.dp % again.ep != 0 || w.moe.experts % again.ep != 0);
