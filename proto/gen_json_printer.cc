@@ -126,12 +126,29 @@ std::string Value(const FieldDescriptor* f, const std::string& v, const std::str
   return "return false;";
 }
 
+// Whether a member is the first of its object, as far as the generator knows: the comma before a
+// key is decided here when it can be, and at run time only after a member that may be absent.
+enum class First { kYes, kNo, kRuntime };
+
+// The key of `f`, with the comma before it as `first` says.
+std::string KeyCall(const FieldDescriptor* f, First first) {
+  const std::string key = Literal(absl::StrCat("\"", f->name(), "\":"));
+  switch (first) {
+    case First::kYes:
+      return absl::StrCat("  o.Key</*comma=*/false>(depth, ", key, ");\n");
+    case First::kNo:
+      return absl::StrCat("  o.Key</*comma=*/true>(depth, ", key, ");\n");
+    case First::kRuntime:
+      break;
+  }
+  return absl::StrCat("  o.Key(depth, &first, ", key, ");\n");
+}
+
 // The body printing field `f` of `m` at `depth` (the message's own nesting).
-std::string Field(const FieldDescriptor* f) {
+std::string Field(const FieldDescriptor* f, First first) {
   if (Declined(f)) return "  return false;\n";
   const std::string name = Accessor(f);
-  std::string s = absl::StrCat("  o.Key(depth, &first, ",
-                               Literal(absl::StrCat("\"", f->name(), "\":")), ");\n");
+  std::string s = KeyCall(f, first);
   if (!f->is_repeated()) {
     absl::StrAppend(&s, "  ", Value(f, absl::StrCat("m.", name, "()"), "depth + 1"), "\n");
     return s;
@@ -175,8 +192,17 @@ int main() {
          "  // is the first.\n"
          "  template <size_t N>\n"
          "  void Key(int depth, bool* first, const char (&key)[N]) {\n"
-         "    if (!*first) out->push_back(',');\n"
+         "    if (*first) {\n"
+         "      Key<false>(depth, key);\n"
+         "    } else {\n"
+         "      Key<true>(depth, key);\n"
+         "    }\n"
          "    *first = false;\n"
+         "  }\n"
+         "  // The same where the generator knows whether a member came before.\n"
+         "  template <bool comma, size_t N>\n"
+         "  void Key(int depth, const char (&key)[N]) {\n"
+         "    if (comma) out->push_back(',');\n"
          "    NewLine(depth + 1);\n"
          "    out->append(key, N - 1);\n"
          "    if (indent) out->push_back(' ');\n"
@@ -197,23 +223,34 @@ int main() {
     });
     std::cout << "\nbool " << FunctionName(d) << "(const " << ClassName(d)
               << "& m, Out& o, int depth) {\n"
-              << "  o.out->push_back('{');\n"
-              << "  bool first = true;\n"
-              << "  (void)m;\n";
-    for (const FieldDescriptor* f : plain) {
-      const bool guarded = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_repeated();
-      std::cout << "  // " << f->name() << "\n";
+              << "  o.out->push_back('{');\n";
+    if (d->field_count() == 0) std::cout << "  (void)m;\n";
+    // Whether a member has been written: known here until the first member that may be absent
+    // (a message or a oneof member), kept in `first` at run time from there on.
+    First first = First::kYes;
+    auto member = [&](const FieldDescriptor* f, bool guarded, const std::string& comment) {
+      std::cout << "  // " << comment << "\n";
+      if (guarded && first == First::kYes) {
+        std::cout << "  bool first = true;\n";
+        first = First::kRuntime;
+      }
       if (guarded) std::cout << "  if (m.has_" << Accessor(f) << "()) {\n";
-      std::cout << Field(f);
-      if (guarded) std::cout << "  }\n";
+      std::cout << Field(f, first);
+      if (guarded) {
+        std::cout << "  }\n";
+      } else {
+        first = First::kNo;  // always written
+      }
+    };
+    for (const FieldDescriptor* f : plain) {
+      member(f, f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_repeated(), f->name());
     }
     for (const FieldDescriptor* f : oneof) {
-      std::cout << "  // " << f->name() << " (in oneof " << f->containing_oneof()->name()
-                << ")\n  if (m.has_" << Accessor(f) << "()) {\n"
-                << Field(f) << "  }\n";
+      member(f, true, absl::StrCat(f->name(), " (in oneof ", f->containing_oneof()->name(), ")"));
     }
-    std::cout << "  if (!first) o.NewLine(depth);\n"
-              << "  o.out->push_back('}');\n"
+    if (first == First::kNo) std::cout << "  o.NewLine(depth);\n";
+    if (first == First::kRuntime) std::cout << "  if (!first) o.NewLine(depth);\n";
+    std::cout << "  o.out->push_back('}');\n"
               << "  return true;\n}\n";
   }
   std::cout << "\n}  // namespace\n\n"
