@@ -132,10 +132,12 @@ class ServerSearch {
  private:
   static constexpr int kSecantSteps = 3;
 
-  // What each cap with a limit in power or money uses at one probe, as a fraction of the cap.
+  // What each cap with a limit in power or money uses at one probe (Guess divides by the caps:
+  // most searches end before they need a guess).
   struct Uses {
     int64_t n = -1;  // -1 = no probe yet
-    units::Ratio power, substation, budget;
+    Power power, substation;
+    Money budget;
   };
 
   // Probes n servers; returns whether they fit every cap.
@@ -147,10 +149,9 @@ class ServerSearch {
     const uint32_t broken = CapsBroken(m_, e);
     previous_ = last_;
     last_.n = n;
-    last_.power = m_.caps.has_power_cap ? PowerCapUse(m_, e) / m_.caps.power_cap : units::Ratio();
-    last_.substation =
-        m_.site.has_substation ? e.facility_power / m_.site.substation_capacity : units::Ratio();
-    last_.budget = m_.caps.has_budget ? BudgetUse(m_, e) / m_.caps.budget : units::Ratio();
+    last_.power = PowerCapUse(m_, e);
+    last_.substation = e.facility_power;
+    last_.budget = BudgetUse(m_, e);
     if (broken == 0) {
       if (n >= low_) {
         low_ = n;
@@ -187,9 +188,16 @@ class ServerSearch {
         g = std::min(g, D(last_.n) / now);
       }
     };
-    cap(m_.caps.has_power_cap, last_.power, previous_.power);
-    cap(m_.site.has_substation, last_.substation, previous_.substation);
-    cap(m_.caps.has_budget, last_.budget, previous_.budget);
+    if (m_.caps.has_power_cap) {
+      cap(true, last_.power / m_.caps.power_cap, previous_.power / m_.caps.power_cap);
+    }
+    if (m_.site.has_substation) {
+      cap(true, last_.substation / m_.site.substation_capacity,
+          previous_.substation / m_.site.substation_capacity);
+    }
+    if (m_.caps.has_budget) {
+      cap(true, last_.budget / m_.caps.budget, previous_.budget / m_.caps.budget);
+    }
     if (!std::isfinite(g)) return D(high_);
     return std::floor(g);
   }
