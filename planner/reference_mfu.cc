@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -111,9 +113,8 @@ double ReferenceMfuModel::Entry(int k) const {
   return v;
 }
 
-units::Ratio ReferenceMfuModel::MfuAt(int64_t gpus) const {
-  if (gpus <= 0) return units::Fraction(0.0);
-  // The entry at or below G: G = m x 2^e + r with m in [8, 16).
+int ReferenceMfuModel::EntryBelow(int64_t gpus) {
+  // G = m x 2^e + r with m in [8, 16).
   int k;
   if (gpus < 8) {
     k = static_cast<int>(gpus) - 1;
@@ -121,7 +122,33 @@ units::Ratio ReferenceMfuModel::MfuAt(int64_t gpus) const {
     const int e = 63 - __builtin_clzll(static_cast<uint64_t>(gpus)) - 3;
     k = 7 + 8 * e + static_cast<int>((gpus >> e) - 8);
   }
-  if (k >= kEntries - 1) k = kEntries - 2;  // beyond the table: searched exactly below
+  return std::min(k, kEntries - 2);  // beyond the table: searched exactly below
+}
+
+int ReferenceMfuModel::Prefill(absl::Span<const int64_t> gpu_counts, ThreadPool& pool) const {
+  std::vector<int> entries;
+  for (const int64_t g : gpu_counts) {
+    if (g <= 0) continue;
+    const int k = EntryBelow(g);
+    entries.push_back(k);
+    if (sizes_[k] != g) entries.push_back(k + 1);  // MfuAt interpolates to the next
+  }
+  // Largest first (the longest searches), each once, only those not searched yet.
+  std::sort(entries.begin(), entries.end(), std::greater<int>());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  entries.erase(
+      std::remove_if(entries.begin(), entries.end(),
+                     [&](int k) { return !std::isnan(mfu_[k].load(std::memory_order_acquire)); }),
+      entries.end());
+  pool.ParallelFor(static_cast<int64_t>(entries.size()), 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) (void)Entry(entries[static_cast<size_t>(i)]);
+  });
+  return static_cast<int>(entries.size());
+}
+
+units::Ratio ReferenceMfuModel::MfuAt(int64_t gpus) const {
+  if (gpus <= 0) return units::Fraction(0.0);
+  const int k = EntryBelow(gpus);
   if (sizes_[k] == gpus) return units::Fraction(Entry(k));
   const double lo = Entry(k);
   const double hi = Entry(k + 1);

@@ -38,6 +38,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "base/thread_pool.h"
 #include "planner/defaults.h"
 #include "planner/mfu_model.h"
 #include "planner/workload/parallelism_search.h"
@@ -70,6 +72,13 @@ class ReferenceMfuModel final : public MfuModel {
   // The searched MFU at `gpus` without the table (for tests and the plan's exact figure).
   double ExactMfu(int64_t gpus) const;
 
+  // Searches, spread over `pool`'s threads (largest sizes first), the table entries MfuAt reads
+  // for each of `gpu_counts` that are not searched yet. The table fills as MfuAt meets its sizes,
+  // one entry at a time, and a thread that needs an entry being searched waits for it: a sweep
+  // whose points land on many sizes at once fills the entries up front on every thread instead.
+  // The table is the same either way. Returns how many entries it searched.
+  int Prefill(absl::Span<const int64_t> gpu_counts, ThreadPool& pool) const;
+
   const WorkloadModel& workload() const { return workload_; }
   const std::string& name() const { return workload_.name; }
   bool fixed_batch() const { return tokens_per_gpu_ <= 0; }
@@ -77,6 +86,8 @@ class ReferenceMfuModel final : public MfuModel {
 
  private:
   double Entry(int k) const;
+  // The entry at or below `gpus` (> 0), at most kEntries - 2 (beyond the table: the last pair).
+  static int EntryBelow(int64_t gpus);
 
   WorkloadModel workload_;  // dp cleared; global_batch = the published batch
   TrainingHardware hardware_;

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "base/thread_pool.h"
 #include "gtest/gtest.h"
 #include "planner/presets/presets.h"
 
@@ -62,10 +63,30 @@ TEST(ReferenceMfuTest, TableInterpolationWithinBoundOfFullSearch) {
   }
 }
 
-// At a table entry (2^14 = 16,384 is entry 112) the table is the search itself.
+// At a table entry (2^14 = 16,384 = 8 x 2^11 is entry 7 + 8 x 11 = 95) the table is the search
+// itself.
 TEST(ReferenceMfuTest, EntriesAreTheSearch) {
   auto model = Reference("h100-dgx");
   EXPECT_EQ(units::InFraction(model->MfuAt(16384)), model->ExactMfu(16384));
+}
+
+// Prefill searches the entries MfuAt reads, each once, and the table is the one MfuAt fills by
+// itself. By hand, entry k holds m x 2^e GPUs (m in [8, 16)) at k = 7 + 8 e + (m - 8), and a size
+// between entries reads the pair around it: 3,000 = 11 x 2^8 + 184 reads 74 and 75 (2,816 and
+// 3,072), 5,000 = 9 x 2^9 + 392 reads 80 and 81, 20,000 = 9 x 2^11 + 1,568 reads 96 and 97, and
+// 16,384 = 8 x 2^11 is entry 95 itself: 7 entries.
+TEST(ReferenceMfuTest, PrefillSearchesWhatMfuAtReadsOnce) {
+  auto shared = Reference("h100-dgx");
+  const TrainingHardware hw = BuildTrainingHardware(LoadPreset("h100-dgx")->hardware());
+  const ReferenceMfuModel prefilled(shared->workload(), hw, shared->tokens_per_gpu());
+  const ReferenceMfuModel lazy(shared->workload(), hw, shared->tokens_per_gpu());
+  ThreadPool pool(2);
+  const std::vector<int64_t> sizes = {3000, 5000, 20000, 16384, 5000};
+  EXPECT_EQ(prefilled.Prefill(sizes, pool), 7);
+  EXPECT_EQ(prefilled.Prefill(sizes, pool), 0);  // nothing left to search
+  for (const int64_t g : sizes) {
+    EXPECT_EQ(units::InFraction(prefilled.MfuAt(g)), units::InFraction(lazy.MfuAt(g))) << g;
+  }
 }
 
 // The batch: Llama 3 405B's 2,048 sequences of 8,192 tokens up to 16,384 GPUs (1,024 tokens each),

@@ -15,9 +15,11 @@
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
+#include "planner/mfu_model.h"
 #include "planner/model.h"
 #include "planner/power_limit_search.h"
 #include "planner/presets/presets.h"
+#include "planner/reference_mfu.h"
 #include "planner/solver.h"
 #include "planner/sweep/request_fields.h"
 #include "planner/validate.h"
@@ -281,6 +283,9 @@ struct Sweep::Impl {
   // steps along the innermost axis.
   struct RunPlan;
   RunPlan PlanRun(bool patch, ThreadPool& pool) const;
+  // Searches up front, on every thread, the reference-MFU table entries the points will read
+  // (ReferenceMfuModel::Prefill); returns how many.
+  int PrefillReference(const RunPlan& plan, ThreadPool& pool) const;
   // Solves the points of one chunk with a worker's own models and guesses.
   class ChunkSolver;
 };
@@ -413,6 +418,44 @@ Sweep::Impl::RunPlan Sweep::Impl::PlanRun(bool patch, ThreadPool& pool) const {
   plan.inner = static_cast<int>(n_axes) - 1;
   if (fast[plan.inner] != Fast::kNone) plan.inner_values = &axes[plan.inner].values;
   return plan;
+}
+
+// A reference workload's MFU table (planner/reference_mfu.h) fills as the solves meet its sizes,
+// one entry (a parallelism search, milliseconds) at a time, and the threads that need an entry
+// being searched wait for it: a cold sweep over a reference preset ran its table on about one
+// core. When every axis is patched (caps, PUE, prices) the points share one model, and under the
+// most-GPUs objective their GPU counts do not read MFU: a sample of the points (up to 2,048, spread
+// over the grid) is solved with a constant MFU for the sizes they land on, and the entries those
+// read are searched first, on every thread. A hint only: entries it misses fill as before, and the
+// table is the same either way.
+int Sweep::Impl::PrefillReference(const RunPlan& plan, ThreadPool& pool) const {
+  if (!plan.patch || !plan.slow_axes.empty() || preset_axis >= 0 || pool.size() < 2) return 0;
+  auto request = RequestFor(0, /*all=*/false, &plan.stand_in);
+  if (!request.ok()) return 0;
+  absl::StatusOr<Model> built = BuildModel(*request);
+  if (!built.ok() || built->reference == nullptr ||
+      built->caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE) {
+    return 0;
+  }
+  Model& model = *built;
+  const std::shared_ptr<const ReferenceMfuModel> reference = std::move(model.reference);
+  model.mfu = std::make_shared<const ConstantMfuModel>(0.5);  // read by no GPU count here
+  const int64_t stride = std::max<int64_t>(1, size / 2048);
+  std::vector<int64_t> gpus;
+  Solution solution;
+  int64_t guess = -1;
+  for (int64_t p = 0; p < size; p += stride) {
+    bool valid = true;
+    for (int a : plan.fast_axes) {
+      const int64_t i = IndexAlong(p, a);
+      valid = valid && plan.checks[a][i] == Check::kValid &&
+              Patch(fast[a], axes[a].values[i], &*request, &model).ok();
+    }
+    if (!valid || !SolveInto(model, guess, &solution).ok()) continue;
+    guess = solution.servers;
+    gpus.push_back(solution.eval.gpus);
+  }
+  return reference->Prefill(gpus, pool);
 }
 
 class Sweep::Impl::ChunkSolver {
@@ -601,6 +644,7 @@ absl::Status Sweep::Run(
   ThreadPool& pool = options.pool != nullptr ? *options.pool : *own_pool;
   DCPLAN_RETURN_IF_ERROR(pool.status());
   const Impl::RunPlan plan = s.PlanRun(options.patch_models, pool);
+  s.PrefillReference(plan, pool);
 
   // Blocks of points in grid order; each block in chunks on every thread, a fresh ChunkSolver
   // (models and guesses) per chunk.

@@ -406,6 +406,26 @@ TEST(Sweep, RowsAreTheSameWhateverTheThreadsAndBlocks) {
   }
 }
 
+// A reference preset's MFU table is searched up front on every thread when every axis is patched
+// (Sweep::Impl::PrefillReference): the rows are those of one thread, and of each point solved on
+// its own.
+TEST(Sweep, ReferenceTableFilledUpFrontGivesTheSameRows) {
+  PlanRequest h100 = LoadPreset("h100-dgx").value();
+  ASSERT_TRUE(h100.efficiency().has_reference_workload());
+  Sweep s = Sweep::Create(h100, {Axis("power=5MW:40MW:log60"), Axis("pue=1.2,1.5")}).value();
+  SweepOptions slow;
+  slow.patch_models = false;
+  SweepOptions one;
+  one.threads = 1;
+  SweepOptions two;
+  two.threads = 2;
+  // Two threads first, while the table is cold (other tests may have searched a few sizes).
+  const std::vector<SweepRow> prefilled = RunAll(s, two);
+  const std::vector<SweepRow> expected = RunAll(s, slow);
+  ExpectSameRows(prefilled, expected);
+  ExpectSameRows(RunAll(s, one), expected);
+}
+
 TEST(Sweep, AnInvalidValueFailsOnlyItsOwnPoints) {
   Sweep s =
       Sweep::Create(SeedWith("constraints { power_cap_watts: 45.9e6 }"), {Axis("pue=0.9,1.0")})
