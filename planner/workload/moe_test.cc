@@ -6,7 +6,6 @@
 
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "planner/presets/test_workloads.h"
 #include "planner/workload/parallelism_search.h"
 #include "planner/workload/workload_model.h"
 #include "proto/request.pb.h"
@@ -26,16 +25,27 @@ T Parse(const std::string& text) {
   return message;
 }
 
-// Mixtral 8x22B from the catalog as the Megatron-Core benchmark ran it (sequences of 4,096, 256 per
-// step, no params given: planner/presets/test_workloads.h), with even routing and 2023-24 software:
-// fp32 gradient reduction (4 bytes, as the hand counts below take them) and no tensor-parallel
-// overlap, as that benchmark ran.
-Workload Mixtral() {
-  Workload w = MixtralAsBenchmarked();
-  w.mutable_moe()->set_load_imbalance(1);
-  w.mutable_framework()->set_generation(SOFTWARE_MEGATRON_2024);
-  return w;
-}
+// Mixtral 8x22B's shape (planner/presets/models/mixtral-8x22b.textproto) with sequences of 4,096
+// and 256 per step (the Megatron-Core benchmark's setting), no params given, even routing. Written
+// out here: the workload layer may not read the model catalog (tests/layering_test); the tests and
+// benchmarks above it load the same workload from it (planner/presets/test_workloads.h).
+constexpr char kMixtral[] = R"pb(
+  name: "mixtral"
+  layers: 56
+  hidden: 6144
+  heads: 48
+  kv_heads: 8
+  ffn_hidden: 16384
+  gated_mlp: true
+  vocab: 32000
+  seq_len: 4096
+  global_batch_sequences: 256
+  untied_embeddings: true
+  moe { experts: 8 experts_per_token: 2 expert_ffn_hidden: 16384 load_imbalance: 1 }
+  # 2023-24 software: fp32 gradient reduction (4 bytes, as the hand counts below take them) and no
+  # tensor-parallel overlap, as the Megatron-Core benchmark ran.
+  framework { generation: SOFTWARE_MEGATRON_2024 }
+)pb";
 
 // Round hardware: 1 PFLOP/s at 50% for every multiply, 1 TB/s HBM, a 72-GPU NVLink domain of
 // 900 GB/s per direction, one 400 Gb/s (50 GB/s) NIC per GPU, radix-64 leaves at full bisection,
@@ -73,8 +83,9 @@ TrainingHardware Hw(int domain) {
   return BuildTrainingHardware(Parse<Hardware>(HardwareText(domain)));
 }
 
-WorkloadModel Model(const Workload& workload) { return BuildWorkloadModel(workload).value(); }
-WorkloadModel Model(const std::string& text) { return Model(Parse<Workload>(text)); }
+WorkloadModel Model(const std::string& text) {
+  return BuildWorkloadModel(Parse<Workload>(text)).value();
+}
 
 ParallelConfig Config(int64_t tp, int64_t pp, int64_t dp, int64_t ep, int64_t b = 1) {
   ParallelConfig c;
@@ -97,13 +108,13 @@ TEST(Moe, MixtralFlopsPerTokenCountActiveParameters) {
   //   total  56 x 2,504,048,640 + 196,608,000 = 140,423,331,840 (~141B published)
   //   active 56 x   692,109,312 + 196,608,000 =  38,954,729,472 (~39B published)
   //   model FLOPs per token 6 x 38,954,729,472 + 12 x 56 x 4,096 x 6,144 = 250,639,810,560
-  const Workload p = Mixtral();
+  const Workload p = Parse<Workload>(kMixtral);
   const MoeShapeParams shape = MoeParamsFromShape(p);
   EXPECT_DOUBLE_EQ(shape.moe_layer_total, 2504048640.0);
   EXPECT_DOUBLE_EQ(shape.moe_layer_active, 692109312.0);
   EXPECT_DOUBLE_EQ(shape.total, 140423331840.0);
   EXPECT_DOUBLE_EQ(shape.active, 38954729472.0);
-  const WorkloadModel w = Model(Mixtral());
+  const WorkloadModel w = Model(kMixtral);
   EXPECT_DOUBLE_EQ(w.params, 140423331840.0);  // memory and checkpoints: the total
   EXPECT_DOUBLE_EQ(InFlops(w.model_flops_per_token), 250639810560.0);
   // A step's model FLOPs: 256 x 4,096 tokens at that rate, whatever the split.
@@ -120,7 +131,7 @@ TEST(Moe, AllToAllVolumePerLayerByHand) {
   // One all-to-all of a micro-batch of 4,096 tokens at tp 1: each token's 2 copies of h = 6,144
   // bf16 elements: 4,096 x 2 x 6,144 x 2 B = 100,663,296 B, of which (ep - 1) / ep = 7/8 leave the
   // GPU: 88,080,384 B.
-  const WorkloadModel w = Model(Mixtral());
+  const WorkloadModel w = Model(kMixtral);
   EXPECT_DOUBLE_EQ(InBytes(AllToAllBytes(w.moe, 4096, 6144, units::Bytes(2.0))), 100663296.0);
   // ep 8 inside the 72-GPU domain: 88,080,384 B / 900 GB/s = 97.867 us per all-to-all; 4 per
   // layer (dispatch and combine, forward and backward), 56 layers, 256 / 8 = 32 micro-batches:
@@ -131,7 +142,7 @@ TEST(Moe, AllToAllVolumePerLayerByHand) {
   const StepEstimate e2 = EstimateStep(w, Hw(72), Config(1, 1, 8, 8, 2), 8);
   EXPECT_NEAR(InSeconds(e2.expert_parallel), InSeconds(e.expert_parallel), 1e-9);
   // Load imbalance 1.25: the busiest rank receives 25% more.
-  Workload p = Mixtral();
+  Workload p = Parse<Workload>(kMixtral);
   p.mutable_moe()->set_load_imbalance(1.25);
   const StepEstimate e3 =
       EstimateStep(BuildWorkloadModel(p).value(), Hw(72), Config(1, 1, 8, 8), 8);
@@ -152,7 +163,7 @@ constexpr char kWide[] = R"pb(
   seq_len: 4096
   global_batch_sequences: 64
   moe { experts: 64 experts_per_token: 8 expert_ffn_hidden: 2048 load_imbalance: 1 }
-  framework { generation: SOFTWARE_MEGATRON_2024 }  # as Mixtral()
+  framework { generation: SOFTWARE_MEGATRON_2024 }  # as kMixtral
 )pb";
 
 TEST(Moe, ExpertParallelInsideAnNvl72DomainBeatsCrossingNodes) {
@@ -187,7 +198,7 @@ TEST(Moe, MemoryHoldsTheExpertsEachRankKeeps) {
   //   44.48 GB weights, 88.96 GB gradients; the replicated part's optimizer state sharded over 8
   //   and the expert's over dp / ep = 1: (5,328,470,016 / 8 + 16,911,433,728) x 12 = 210.93 GB,
   //   the same total optimizer state per GPU, differently split.
-  const WorkloadModel w = Model(Mixtral());
+  const WorkloadModel w = Model(kMixtral);
   const StepEstimate one = EstimateStep(w, Hw(72), Config(1, 1, 8, 1), 8);
   const StepEstimate eight = EstimateStep(w, Hw(72), Config(1, 1, 8, 8), 8);
   EXPECT_NEAR(InBytes(one.weights), 281239879680.0, 1.0);
@@ -197,7 +208,7 @@ TEST(Moe, MemoryHoldsTheExpertsEachRankKeeps) {
   EXPECT_NEAR(InBytes(eight.gradients), 88959614976.0, 1.0);
   EXPECT_NEAR(InBytes(eight.optimizer_state), 210929909760.0, 1.0);
   // The given total (params) scales the parameters held: 141e9 over the shape's 140.42B.
-  Workload p = Mixtral();
+  Workload p = Parse<Workload>(kMixtral);
   p.set_params(141e9);
   const StepEstimate scaled =
       EstimateStep(BuildWorkloadModel(p).value(), Hw(72), Config(1, 1, 8, 1), 8);
@@ -211,7 +222,7 @@ TEST(Moe, ExpertGradientsAreReducedOverDataParallelOverEp) {
   // over the NICs between 2 domains only. The expert share of the sync: reduce-scatter then
   // all-gather (distributed optimizer) of the expert gradients (16,911,433,728 x 4 B) and weights
   // (x 2 B), each (n-1)/n = 1/2 of the buffer over 50 GB/s.
-  const WorkloadModel w = Model(Mixtral());
+  const WorkloadModel w = Model(kMixtral);
   const StepEstimate ep1 = EstimateStep(w, Hw(8), Config(1, 1, 16, 1), 16);
   const StepEstimate ep8 = EstimateStep(w, Hw(8), Config(1, 1, 16, 8), 16);
   // The replicated part (5,328,470,016 parameters) over 16 ranks in 2 domains of 8: in-domain
@@ -230,7 +241,7 @@ TEST(Moe, SearchCoversExpertParallelism) {
   // Mixtral on 64 GPUs in 72-GPU domains with 186 GB each (so that ep 1 can fit too).
   TrainingHardware hw = Hw(72);
   hw.hbm = units::Bytes(186e9);
-  const WorkloadModel w = Model(Mixtral());
+  const WorkloadModel w = Model(kMixtral);
   auto best = SearchParallelism(w, hw, 64);
   ASSERT_TRUE(best.ok()) << best.status();
   EXPECT_GT(best->config.ep, 1);
