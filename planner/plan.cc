@@ -166,6 +166,13 @@ std::string BindingLabel(BindingConstraint b) {
 
 Plan ToPlan(const Model& m, const Solution& s) {
   Plan plan;
+  ToPlanInto(m, s, &plan);
+  return plan;
+}
+
+void ToPlanInto(const Model& m, const Solution& s, Plan* out) {
+  out->Clear();
+  Plan& plan = *out;
   plan.set_schema_version(SCHEMA_VERSION_1);
   plan.set_name(m.name);
   FillCounts(m, s.eval, plan.mutable_counts());
@@ -200,7 +207,6 @@ Plan ToPlan(const Model& m, const Solution& s) {
     plan.add_notes(absl::StrFormat("bound by %s: one more server (%d GPUs) would break it",
                                    CapName(s.binding), m.server.gpus));
   }
-  return plan;
 }
 
 }  // namespace dcplan

@@ -20,6 +20,9 @@ namespace dcplan {
 
 // The whole plan for a solution, with notes that explain a zero-GPU plan or a cap that bound.
 Plan ToPlan(const Model& model, const Solution& solution);
+// The same into `plan`, cleared first (a caller that writes many plans keeps one: its messages and
+// strings stay allocated).
+void ToPlanInto(const Model& model, const Solution& solution, Plan* plan);
 
 // A binding constraint's short label for people: "facility power cap", "budget", "GPU cap"
 // ("unspecified" for a value the schema does not name).

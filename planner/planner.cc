@@ -22,20 +22,27 @@
 namespace dcplan {
 
 absl::StatusOr<Plan> SolvePlan(const PlanRequest& request, const ExplainOptions& explain) {
+  Plan plan;
+  DCPLAN_RETURN_IF_ERROR(SolvePlanInto(request, explain, &plan));
+  return plan;
+}
+
+absl::Status SolvePlanInto(const PlanRequest& request, const ExplainOptions& explain, Plan* out) {
   if (request.hardware().accelerator().power_limit_auto()) {
     // Validate as given first, so a bad request fails with its own message, not a candidate's.
     DCPLAN_RETURN_IF_ERROR(BuildModel(request).status());
     DCPLAN_ASSIGN_OR_RETURN(PowerLimitChoice choice, ChoosePowerLimit(request));
-    DCPLAN_ASSIGN_OR_RETURN(Plan plan, SolvePlan(WithPowerLimit(request, choice.limit), explain));
-    plan.add_notes(absl::StrFormat(
+    DCPLAN_RETURN_IF_ERROR(SolvePlanInto(WithPowerLimit(request, choice.limit), explain, out));
+    out->add_notes(absl::StrFormat(
         "hardware.accelerator.power_limit_auto chose a GPU power limit of %.15g W of the %.15g W "
         "TDP: the most realized compute under the caps (%d limits solved)",
         units::InWatts(choice.limit), request.hardware().accelerator().tdp_watts(), choice.solves));
-    return plan;
+    return absl::OkStatus();
   }
   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(request));
   DCPLAN_ASSIGN_OR_RETURN(Solution solution, Solve(model));
-  Plan plan = ToPlan(model, solution);
+  Plan& plan = *out;
+  ToPlanInto(model, solution, &plan);
   DCPLAN_RETURN_IF_ERROR(Explain(request, model, solution, explain, &plan));
   // With a workload, the plan also says what the cluster realizes for it; the cluster's size sets
   // the data-parallel degree. A cluster the workload fits on in no configuration is an error.
@@ -71,7 +78,7 @@ absl::StatusOr<Plan> SolvePlan(const PlanRequest& request, const ExplainOptions&
   if (plan.has_training()) {
     *plan.mutable_training()->mutable_mfu_interval() = MfuIntervalOf(plan.training().mfu(), spread);
   }
-  return plan;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ScaleReport> Scale(const PlanRequest& request,

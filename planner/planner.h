@@ -29,6 +29,11 @@ namespace dcplan {
 absl::StatusOr<Plan> SolvePlan(const PlanRequest& request,
                                const ExplainOptions& explain = ExplainOptions());
 
+// The same into `plan`, which is cleared first: a caller that answers many requests (the server)
+// keeps one Plan, whose ~60 assumptions and their strings are then reused rather than allocated.
+// On an error `plan` holds nothing useful.
+absl::Status SolvePlanInto(const PlanRequest& request, const ExplainOptions& explain, Plan* plan);
+
 // Peak, MFU, realized compute, power and cost of clusters of exactly `gpu_counts` GPUs (each >= 1
 // and
 // <= 10^12), whatever the request's caps.

@@ -13,6 +13,7 @@
 namespace dcplan {
 namespace {
 
+using ::dcplan::testing::H100With;
 using ::dcplan::testing::IsOk;
 using ::dcplan::testing::SeedWith;
 using ::dcplan::testing::StatusIs;
@@ -43,6 +44,29 @@ TEST(SolvePlan, ZeroGpuPlanSaysWhy) {
   EXPECT_EQ(plan.counts().gpu_count(), 0u);
   ASSERT_EQ(plan.notes_size(), 1);
   EXPECT_THAT(plan.notes(0), HasSubstr("no GPUs fit"));
+}
+
+// A Plan written over by one request after another holds exactly what a fresh one would: nothing
+// of the earlier plans (notes, assumptions, a training plan, headroom) is left behind, whatever
+// the order.
+TEST(SolvePlanInto, AReusedPlanEqualsAFreshOne) {
+  const std::vector<PlanRequest> requests = {
+      H100With("constraints { power_cap_watts: 50e6 budget_usd: 2e9 }"),
+      SeedWith("constraints { power_cap_watts: 5000 }"),  // no GPUs fit
+      SeedWith("constraints { power_cap_watts: 45.9e6 }"),
+      H100With("constraints { power_cap_watts: 20e6 objective: OBJECTIVE_MAX_REALIZED_COMPUTE }"),
+  };
+  Plan reused;
+  for (int round = 0; round < 2; ++round) {
+    for (const PlanRequest& r : requests) {
+      const Plan fresh = SolvePlan(r).value();
+      ASSERT_THAT(SolvePlanInto(r, ExplainOptions(), &reused), IsOk());
+      EXPECT_EQ(reused.SerializeAsString(), fresh.SerializeAsString()) << r.ShortDebugString();
+    }
+  }
+  // An error leaves an error, as SolvePlan says.
+  EXPECT_THAT(SolvePlanInto(SeedWith("site { pue: 0.9 }"), ExplainOptions(), &reused),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("site.pue")));
 }
 
 TEST(Scale, ReproducesTheSeedTable) {

@@ -335,9 +335,11 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
     }
   }
   if (request.uncertain_size() == 0) {
-    auto plan = SolvePlan(request, explain);
-    if (!plan.ok()) return FromStatus(plan.status());
-    return MessageResponse(*plan, binary);
+    // One plan per thread too, written over for each call.
+    static thread_local dcplan::Plan plan;
+    const absl::Status solved = SolvePlanInto(request, explain, &plan);
+    if (!solved.ok()) return FromStatus(solved);
+    return MessageResponse(plan, binary);
   }
   // Uncertain inputs: the plan at their medians with its distributions
   // (planner/sweep/sensitivity.h), its samples priced first and the deadline checked between
