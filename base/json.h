@@ -14,6 +14,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "absl/strings/string_view.h"
 
 namespace dcplan {
@@ -33,8 +37,8 @@ bool AppendProtobufJsonString(absl::string_view text, std::string* out);
 
 // The first byte in [p, end) that a JSON string cannot hold as it is, or `end`: '"', '\\', a
 // control byte or a non-ASCII byte; with kProtobufEscapes also '<', '>' and DEL, which protobuf's
-// printer escapes. Eight bytes a step (a word with none of them is skipped whole); the JSON
-// readers and writers copy the plain runs between such bytes in one go.
+// printer escapes. Sixteen bytes a step with SSE2, else eight (a word with none of them is skipped
+// whole); the JSON readers and writers copy the plain runs between such bytes in one go.
 template <bool kProtobufEscapes>
 inline const char* SkipPlainJson(const char* p, const char* end) {
   constexpr uint64_t kOnes = 0x0101010101010101ULL;
@@ -45,6 +49,23 @@ inline const char* SkipPlainJson(const char* p, const char* end) {
     if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
     return !kProtobufEscapes || (c != '<' && c != '>' && c != 0x7f);
   };
+#if defined(__SSE2__)
+  // Sixteen bytes a step: a signed compare below 0x20 also catches the bytes >= 0x80.
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i stop =
+        _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    if (kProtobufEscapes) {
+      stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, _mm_set1_epi8('<')));
+      stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, _mm_set1_epi8('>')));
+      stop = _mm_or_si128(stop, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f)));
+    }
+    const int mask = _mm_movemask_epi8(stop);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
   while (true) {
     while (end - p >= 8) {
       uint64_t w;
