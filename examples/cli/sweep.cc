@@ -157,22 +157,6 @@ struct RowFormatter {
   std::string results;
 };
 
-// BindingConstraint_Name without a descriptor lookup per row: the names of the values, once.
-absl::string_view BindingName(BindingConstraint b) {
-  static const auto* names = [] {
-    auto* out = new std::vector<std::string>(BindingConstraint_MAX + 1);
-    for (int i = 0; i <= BindingConstraint_MAX; ++i) {
-      if (BindingConstraint_IsValid(i)) {
-        (*out)[static_cast<size_t>(i)] = BindingConstraint_Name(static_cast<BindingConstraint>(i));
-      }
-    }
-    return out;
-  }();
-  const int i = static_cast<int>(b);
-  return i >= 0 && i <= BindingConstraint_MAX ? absl::string_view((*names)[static_cast<size_t>(i)])
-                                              : absl::string_view(BindingConstraint_Name(b));
-}
-
 // Point `p`'s row as CSV (`json` false) or as one JSON object.
 void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool json, RowFormatter& f,
                std::string* out) {
@@ -222,7 +206,7 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
         f.number_text[k].Append(c.from_row(r), out);
         break;
       case HeadlineColumn::Kind::kBinding: {
-        const absl::string_view binding = ok ? BindingName(r.binding) : "";
+        const absl::string_view binding = ok ? BindingText(r.binding) : "";
         if (json) out->push_back('"');
         out->append(binding.data(), binding.size());
         if (json) out->push_back('"');

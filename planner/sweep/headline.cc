@@ -178,6 +178,21 @@ std::string HeadlineCsvHeader() {
   return s;
 }
 
+absl::string_view BindingText(BindingConstraint b) {
+  static const auto* names = [] {
+    auto* out = new std::vector<std::string>(BindingConstraint_MAX + 1);
+    for (int i = 0; i <= BindingConstraint_MAX; ++i) {
+      if (BindingConstraint_IsValid(i)) {
+        (*out)[static_cast<size_t>(i)] = BindingConstraint_Name(static_cast<BindingConstraint>(i));
+      }
+    }
+    return out;
+  }();
+  const int i = static_cast<int>(b);
+  return i >= 0 && i <= BindingConstraint_MAX ? absl::string_view((*names)[static_cast<size_t>(i)])
+                                              : absl::string_view(BindingConstraint_Name(b));
+}
+
 void AppendHeadlineValue(const HeadlineColumn& column, double value, std::string* out) {
   switch (column.kind) {
     case K::kCount: {
@@ -189,9 +204,12 @@ void AppendHeadlineValue(const HeadlineColumn& column, double value, std::string
     case K::kNumber:
       AppendShortestDouble(value, out);
       return;
-    case K::kBinding:
-      out->append(BindingConstraint_Name(static_cast<BindingConstraint>(static_cast<int>(value))));
+    case K::kBinding: {
+      const absl::string_view name =
+          BindingText(static_cast<BindingConstraint>(static_cast<int>(value)));
+      out->append(name.data(), name.size());
       return;
+    }
   }
 }
 

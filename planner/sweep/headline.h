@@ -44,6 +44,10 @@ std::string HeadlineCsvHeader();
 // Appends one column's value as the CSV and JSON lines write it.
 void AppendHeadlineValue(const HeadlineColumn& column, double value, std::string* out);
 
+// BindingConstraint_Name(b) from a table made once: the binding column is written on every row of
+// a sweep, and the generated function looks the value up in the enum's descriptor.
+absl::string_view BindingText(BindingConstraint b);
+
 // Appends the plan's row, comma-separated (no newline).
 void AppendHeadlineCsvRow(const Plan& plan, std::string* out);
 

@@ -575,8 +575,9 @@ class Sweep::Impl::ChunkSolver {
     const bool repeated = solution_.servers == entry.last;
     Remember(entry, solution_.servers, at);
     entry.neighbours_hit = entry.neighbours_hit || repeated;
-    if (entry.neighbours_hit && solution_.servers == solution_.largest_feasible_servers) {
-      // Kept only when the next point will try it (the copy is a share of a jumping sweep's time).
+    if (entry.neighbours_hit && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) {
+      // Kept only when the next point will try it (the copy is a share of a jumping sweep's time;
+      // AnswersAt never answers the compute objective).
       entry.at_servers = solution_.servers;
       entry.at = solution_.eval;
       entry.above_ready = false;
@@ -594,7 +595,8 @@ class Sweep::Impl::ChunkSolver {
 
   // Solves the point from the entry's evaluations when the answer is the last one or within
   // kNeighbourShifts servers of it (AnswersAt), moving them along; false when it is not (or the
-  // answers have been jumping), and the point is searched.
+  // answers have been jumping), and the point is searched. Never under the compute objective:
+  // AnswersAt does not answer it, so SolvePoint keeps no evaluations then.
   bool SolveByNeighbours(const Model& model, Entry& entry, SweepRow* row) {
     if (entry.at_servers < 0 || (!entry.neighbours_hit && !entry.above_ready)) return false;
     const int64_t gps = model.server.gpus;
@@ -609,9 +611,8 @@ class Sweep::Impl::ChunkSolver {
         return true;
       }
       if (shift == kNeighbourShifts) break;
-      // The answer is above when `above` fits (caps only: the objective is MAX_GPUS here or
-      // AnswersAt says no), below when `at` does not.
-      if (model.caps.objective == OBJECTIVE_MAX_REALIZED_COMPUTE) break;
+      // The answer is above when `above` fits (caps only: the objective is MAX_GPUS here), below
+      // when `at` does not.
       if (BrokenCaps(model, entry.above) == 0) {
         std::swap(entry.at, entry.above);
         ++entry.at_servers;
