@@ -88,7 +88,8 @@ absl::StatusOr<SearchResult> ReferenceMfuModel::SearchAt(int64_t gpus) const {
   // Two threads may search the same size at once; both find the same result.
   WorkloadModel w = workload_;
   w.global_batch = BatchAt(gpus);
-  absl::StatusOr<SearchResult> result = SearchParallelism(w, hardware_, gpus);
+  absl::StatusOr<SearchResult> result =
+      SearchParallelism(w, hardware_, gpus, SearchMode::kBestOnly);
   absl::MutexLock lock(&search_mu_);
   if (searches_.size() >= 4096) searches_.clear();
   searches_.emplace(gpus, result);

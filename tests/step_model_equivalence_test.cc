@@ -419,5 +419,63 @@ TEST(StepModelEquivalence, TheSearchPicksWhatTheReferenceEstimates) {
   }
 }
 
+// SearchMode::kBestOnly (the reference table's search) skips a (tp, cp, pp, dp) whose step has a
+// lower bound no shorter than the best found; the answer must be the exhaustive search's, bit for
+// bit, and so must every error. Every preset's hardware and every dense workload above, from one
+// GPU to 30,000, at the workload's batch and at four times it (the table grows the batch with the
+// cluster), and with the micro-batch or the virtual stages fixed (the bound's other branches).
+// A mixture of experts is searched in full in both modes. The bound must also skip something, or
+// the mode is for nothing: the search must evaluate fewer configurations in all.
+TEST(StepModelEquivalence, TheBestOnlySearchFindsTheExhaustiveAnswer) {
+  int64_t every = 0, best_only = 0;
+  int compared = 0, errors = 0;
+  const auto compare = [&](const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus) {
+    const auto full = SearchParallelism(w, hw, gpus, SearchMode::kEveryConfiguration);
+    const auto fast = SearchParallelism(w, hw, gpus, SearchMode::kBestOnly);
+    const std::string what =
+        w.name + " on " + std::to_string(gpus) + " GPUs, batch " + std::to_string(w.global_batch);
+    ASSERT_EQ(full.status(), fast.status()) << what;
+    ++compared;
+    if (!full.ok()) {
+      ++errors;
+      return;
+    }
+    EXPECT_EQ(DescribeConfig(fast->config), DescribeConfig(full->config)) << what;
+    EXPECT_EQ(fast->config.zero, full->config.zero) << what;
+    EXPECT_EQ(Differences(fast->estimate, full->estimate), "") << what;
+    EXPECT_LE(fast->evaluated, full->evaluated) << what;
+    every += full->evaluated;
+    best_only += fast->evaluated;
+  };
+  for (const TrainingHardware& hw : Hardwares()) {
+    for (const Workload& proto : Workloads()) {
+      WorkloadModel w = BuildWorkloadModel(proto).value();
+      for (int64_t gpus : {1, 8, 100, 1000, 8192, 30000}) compare(w, hw, gpus);
+      w.global_batch *= 4;
+      for (int64_t gpus : {1000, 30000}) compare(w, hw, gpus);
+    }
+  }
+  const TrainingHardware hw = Hardwares().front();
+  for (const Workload& proto : Workloads()) {
+    for (const char* fixed :
+         {"parallelism { micro_batch: 2 }", "parallelism { virtual_stages: 2 }"}) {
+      Workload with = proto;
+      ASSERT_TRUE(google::protobuf::TextFormat::MergeFromString(fixed, &with));
+      const WorkloadModel w = BuildWorkloadModel(with).value();
+      for (int64_t gpus : {64, 4096}) compare(w, hw, gpus);
+    }
+  }
+  for (const Workload& proto : MoeWorkloads()) {
+    const WorkloadModel w = BuildWorkloadModel(proto).value();
+    const auto full = SearchParallelism(w, hw, 1024, SearchMode::kEveryConfiguration);
+    const auto fast = SearchParallelism(w, hw, 1024, SearchMode::kBestOnly);
+    ASSERT_EQ(full.status(), fast.status()) << w.name;
+    if (full.ok()) EXPECT_EQ(fast->evaluated, full->evaluated) << w.name << ": searched in full";
+  }
+  EXPECT_GT(compared - errors, 100);
+  EXPECT_GT(errors, 0);  // some sizes fit no configuration: the errors were compared too
+  EXPECT_LT(best_only, every / 2) << best_only << " of " << every;
+}
+
 }  // namespace
 }  // namespace dcplan

@@ -210,16 +210,28 @@ struct SearchState {
   int64_t kernels_tp = 0, kernels_cp = 0, kernels_b_first = 0;
   std::array<LayerKernels, 64> kernels;
   std::array<bool, 64> have_kernels{};
+  // SearchMode::kBestOnly: skip a (tp, cp, pp, dp) whose step cannot be shorter than the best
+  // found (StepLowerBound). The bound's per-micro-batch part, (l x layer + output layer) of
+  // kernels[i] (StageBound), is kept beside them.
+  bool prune = false;
+  std::array<units::Time, 64> stage_bound;
+  std::array<bool, 64> have_stage_bound{};
 
-  // With the experts' multiplies of c's ep (a mixture of experts).
-  const LayerKernels& KernelsFor(const WorkloadModel& w, const TrainingHardware& hw,
-                                 const ParallelConfig& c, int64_t b_first, int i) {
+  // Forgets the kernels (and the stage bounds) of another (tp, cp, first micro-batch).
+  void KeyKernels(const ParallelConfig& c, int64_t b_first) {
     if (c.tp != kernels_tp || c.cp != kernels_cp || b_first != kernels_b_first) {
       kernels_tp = c.tp;
       kernels_cp = c.cp;
       kernels_b_first = b_first;
       have_kernels.fill(false);
+      have_stage_bound.fill(false);
     }
+  }
+
+  // With the experts' multiplies of c's ep (a mixture of experts).
+  const LayerKernels& KernelsFor(const WorkloadModel& w, const TrainingHardware& hw,
+                                 const ParallelConfig& c, int64_t b_first, int i) {
+    KeyKernels(c, b_first);
     if (!have_kernels[i]) {
       kernels[i] = EstimateLayerKernels(w, hw, c.tp, c.cp, c.micro_batch);
       have_kernels[i] = true;
@@ -336,6 +348,48 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
   }
 }
 
+// A lower bound on the step of every configuration SearchMicroBatches tries for `shape` (a dense
+// model: a mixture of experts' kernels depend on ep, and it is never pruned). EstimateStep's step
+// is m x (stage + p2p) + bubble + exposed data-parallel time + optimizer (+ partial
+// recomputation's reruns), every term >= 0, and its bubble is at least (pp - 1) / v x stage. The
+// slowest stage is at least the mean of the pp stages, (l x layer + output layer) / pp, and a
+// layer is at least its multiplies and attention core without recomputation (which only adds) and
+// the least of its memory-bound times; the output layer's multiplies and logits traffic are the
+// same in every mode. So for micro-batch b (m = ceil(batch / (dp b)) micro-batches):
+//   step >= (m + (pp - 1) / v_max) x (l x layer(b) + output(b)) / pp
+// and the shape's bound is the least over the micro-batches it tries.
+units::Time StepLowerBound(const WorkloadModel& w, const TrainingHardware& hw,
+                           const ParallelConfig& shape, SearchState& st) {
+  const int64_t pp = shape.pp;
+  const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);
+  const int64_t v_max = w.fixed_virtual_stages > 0
+                            ? w.fixed_virtual_stages
+                            : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+  const double bubble =
+      static_cast<double>(pp - 1) / static_cast<double>(std::max<int64_t>(v_max, 1));
+  const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
+  const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+  units::Time least = units::Seconds(std::numeric_limits<double>::infinity());
+  st.KeyKernels(shape, b_first);
+  int i = 0;
+  for (int64_t b = b_first; b <= b_last; b *= 2, ++i) {
+    ParallelConfig c = shape;
+    c.micro_batch = b;
+    if (!st.have_stage_bound[i]) {
+      const LayerKernels& k = st.KernelsFor(w, hw, c, b_first, i);
+      const units::Time layer = k.params_scale * (k.dense_forward + k.dense_backward) +
+                                3.0 * k.attention_forward +
+                                std::min({k.layer_memory[0], k.layer_memory[1], k.layer_memory[2]});
+      st.stage_bound[i] = static_cast<double>(w.layers) * layer + k.output_forward +
+                          k.output_backward + k.output_memory;
+      st.have_stage_bound[i] = true;
+    }
+    const double m = static_cast<double>(CeilDiv(w.global_batch, shape.dp * b));
+    least = std::min(least, (m + bubble) * st.stage_bound[i] / static_cast<double>(pp));
+  }
+  return least;
+}
+
 // The data-parallel degrees of one (tp, cp, pp): the most the cluster and the batch allow, and a
 // few smaller ones that leave GPUs idle on purpose (powers of two and divisors of the batch, down
 // to 1/16 of it): with a small batch on a big cluster, fewer replicas with more micro-batches each
@@ -355,6 +409,12 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
     shape.cp = cp;
     shape.pp = pp;
     shape.dp = dps[i_dp];
+    // Skipped when no configuration of it can beat the best found (the bound's relative margin
+    // covers its rounding): the answer is the exhaustive search's.
+    if (st.prune && st.have &&
+        StepLowerBound(w, hw, shape, st) * (1.0 - 1e-9) >= st.best.estimate.step) {
+      continue;
+    }
     // What depends on (tp, cp, dp) alone, for every configuration below.
     const GroupFigures group = EstimateGroupFigures(w, hw, tp, cp, shape.dp);
     // Expert parallelism (a mixture of experts only): every ep dividing both dp and the experts
@@ -401,9 +461,10 @@ absl::Status NothingFits(const WorkloadModel& w, const TrainingHardware& hw, int
 }  // namespace
 
 absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const TrainingHardware& hw,
-                                               int64_t gpus) {
+                                               int64_t gpus, SearchMode mode) {
   if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;
   SearchState st;
+  st.prune = mode == SearchMode::kBestOnly && !w.moe.enabled;
   st.model = MakeStepModel(w, hw);
   st.best.searched = !w.FullyFixed();
   const std::vector<int64_t> batch_divisors = Divisors(w.global_batch);
