@@ -6,8 +6,8 @@
 // GPU's memory, bandwidth, scale-up domain and fabric, not the seed's teaching curve.
 //
 // Speed. Its searches are SearchMode::kBestOnly: the exhaustive search's answer, bit for bit, with
-// the (tp, cp, pp, dp) that a lower bound on their step rules out skipped (a fifth of the
-// configurations evaluated, a quarter of the time). A search still costs milliseconds and the
+// the (tp, cp, pp, dp) that a lower bound on their step rules out skipped (an eighth of the
+// configurations evaluated, an eighth of the time). A search still costs milliseconds and the
 // solver, sweeps, Monte Carlo and the page ask for MFU at many sizes, so the model is a table: the
 // searched MFU at sizes m x 2^e, m = 8 .. 15 (eight a doubling, each a multiple of a high power of
 // two as real clusters are; up to ~10^12 GPUs), each entry searched the first time a size near it

@@ -419,13 +419,15 @@ TEST(StepModelEquivalence, TheSearchPicksWhatTheReferenceEstimates) {
   }
 }
 
-// SearchMode::kBestOnly (the reference table's search) skips a (tp, cp, pp, dp) whose step has a
-// lower bound no shorter than the best found; the answer must be the exhaustive search's, bit for
-// bit, and so must every error. Every preset's hardware and every dense workload above, from one
-// GPU to 30,000, at the workload's batch and at four times it (the table grows the batch with the
-// cluster), and with the micro-batch or the virtual stages fixed (the bound's other branches).
-// A mixture of experts is searched in full in both modes. The bound must also skip something, or
-// the mode is for nothing: the search must evaluate fewer configurations in all.
+// SearchMode::kBestOnly (the reference table's search) skips a (tp, cp, pp, dp), and inside it a
+// (recomputation, virtual stages), whose step has a lower bound no shorter than the best found;
+// the answer must be the exhaustive search's, bit for bit, and so must every error. Every preset's
+// hardware and every dense workload above, from one GPU to 30,000, at the workload's batch and at
+// four times it (the table grows the batch with the cluster), and with the micro-batch or the
+// virtual stages fixed (the bound's other branches). A mixture of experts is searched in full in
+// both modes. The bound must also skip something, or the mode is for nothing: it evaluated 14% of
+// the full search's configurations here (a bound that broke the interleaving rule for every v once
+// pruned the best split: this test caught it).
 TEST(StepModelEquivalence, TheBestOnlySearchFindsTheExhaustiveAnswer) {
   int64_t every = 0, best_only = 0;
   int compared = 0, errors = 0;
@@ -474,7 +476,7 @@ TEST(StepModelEquivalence, TheBestOnlySearchFindsTheExhaustiveAnswer) {
   }
   EXPECT_GT(compared - errors, 100);
   EXPECT_GT(errors, 0);  // some sizes fit no configuration: the errors were compared too
-  EXPECT_LT(best_only, every / 2) << best_only << " of " << every;
+  EXPECT_LT(best_only, every / 4) << best_only << " of " << every;
 }
 
 }  // namespace

@@ -214,7 +214,7 @@ struct SearchState {
   // found (StepLowerBound). The bound's per-micro-batch part, (l x layer + output layer) of
   // kernels[i] (StageBound), is kept beside them.
   bool prune = false;
-  std::array<units::Time, 64> stage_bound;
+  std::array<std::array<units::Time, 3>, 64> stage_bound;  // by RecomputeClass
   std::array<bool, 64> have_stage_bound{};
 
   // Forgets the kernels (and the stage bounds) of another (tp, cp, first micro-batch).
@@ -278,6 +278,74 @@ inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t
   return true;
 }
 
+// The recomputation modes as the step's layer time sees them: none and partial (whose reruns come
+// after, in AddRerun) run one forward and keep their memory-bound time; selective and full
+// recomputation rerun the attention core, and full the multiplies too.
+int RecomputeClass(Recompute r) {
+  return r == RECOMPUTE_FULL ? 2 : (r == RECOMPUTE_SELECTIVE ? 1 : 0);
+}
+
+// A lower bound on the step of every configuration of `shape` (a dense model: a mixture of experts'
+// kernels depend on ep, and it is never pruned) with micro-batches b in [b_first, b_last] (as
+// SearchMicroBatches tries them for v), v virtual stages (at most v when `every_v`) and
+// recomputation in `classes` (RecomputeClass bits). EstimateStep's step is m x (stage + p2p) +
+// bubble + exposed data-parallel time + optimizer (+ partial recomputation's reruns), every term >=
+// 0, and its bubble is at least (pp - 1) / v x stage. The slowest stage is at least the mean of the
+// pp stages, (l x layer + output layer) / pp, and a layer is at least its multiplies, attention
+// core and memory-bound time (the tensor-, context- and expert-parallel times are >= 0). So for
+// micro-batch b (m = ceil(batch / (dp b)) micro-batches):
+//   step >= (m + (pp - 1) / v) x (l x layer(b) + output(b)) / pp
+// and the bound is the least over the micro-batches and the classes.
+units::Time StepLowerBound(const WorkloadModel& w, const TrainingHardware& hw,
+                           const ParallelConfig& shape, int64_t v, bool every_v, int classes,
+                           SearchState& st) {
+  const int64_t pp = shape.pp;
+  const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);
+  const double bubble = static_cast<double>(pp - 1) / static_cast<double>(std::max<int64_t>(v, 1));
+  const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
+  const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+  // Interleaving needs at least pp micro-batches (SearchMicroBatches stops there); a bound for
+  // every v (`v` the most, `every_v`) spans every micro-batch, as v = 1 does.
+  const bool interleaved = !every_v && v > 1 && w.fixed_virtual_stages == 0;
+  units::Time least = units::Seconds(std::numeric_limits<double>::infinity());
+  st.KeyKernels(shape, b_first);
+  int i = 0;
+  for (int64_t b = b_first; b <= b_last; b *= 2, ++i) {
+    if (interleaved && CeilDiv(per_rank, b) < pp) break;  // as SearchMicroBatches
+    if (!st.have_stage_bound[i]) {
+      ParallelConfig c = shape;
+      c.micro_batch = b;
+      const LayerKernels& k = st.KernelsFor(w, hw, c, b_first, i);
+      const units::Time forward = k.params_scale * k.dense_forward;
+      const units::Time backward = k.params_scale * k.dense_backward;
+      const units::Time attention = k.attention_forward;
+      const units::Time layers[3] = {
+          forward + backward + 3.0 * attention + k.layer_memory[0],
+          forward + backward + 4.0 * attention + k.layer_memory[1],
+          2.0 * forward + backward + 4.0 * attention + k.layer_memory[2],
+      };
+      const units::Time output = k.output_forward + k.output_backward + k.output_memory;
+      for (int r = 0; r < 3; ++r) {
+        st.stage_bound[i][r] = static_cast<double>(w.layers) * layers[r] + output;
+      }
+      st.have_stage_bound[i] = true;
+    }
+    const double m = static_cast<double>(CeilDiv(w.global_batch, shape.dp * b));
+    for (int r = 0; r < 3; ++r) {
+      if ((classes >> r & 1) == 0) continue;
+      least = std::min(least, (m + bubble) * st.stage_bound[i][r] / static_cast<double>(pp));
+    }
+  }
+  return least;
+}
+
+// Whether the bound rules out what it was worked out for: no step of it can be shorter than the
+// best found (its relative margin covers the bound's rounding), so the answer stays the exhaustive
+// search's.
+inline bool RuledOut(units::Time bound, const SearchState& st) {
+  return st.have && bound * (1.0 - 1e-9) >= st.best.estimate.step;
+}
+
 // The recomputation modes, virtual stages, ZeRO stages and micro-batches of one (tp, cp, pp, dp)
 // in `shape`. ZeRO-3 (FSDP) against the framework's ZeRO-1 at the same point moves the same bytes
 // per collective with as many or more collectives, 2 m gathers and m reduce-scatters a step against
@@ -310,6 +378,11 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
             : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
     for (int64_t v = 1; v <= v_max; ++v) {
       if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
+      if (st.prune && st.have &&
+          RuledOut(StepLowerBound(w, hw, shape, v, /*every_v=*/false, 1 << RecomputeClass(r), st),
+                   st)) {
+        continue;
+      }
       const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
       const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
       int base_fit = 0;  // micro-batches b_first x 2^i, i < base_fit, the base stage handled
@@ -348,48 +421,6 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
   }
 }
 
-// A lower bound on the step of every configuration SearchMicroBatches tries for `shape` (a dense
-// model: a mixture of experts' kernels depend on ep, and it is never pruned). EstimateStep's step
-// is m x (stage + p2p) + bubble + exposed data-parallel time + optimizer (+ partial
-// recomputation's reruns), every term >= 0, and its bubble is at least (pp - 1) / v x stage. The
-// slowest stage is at least the mean of the pp stages, (l x layer + output layer) / pp, and a
-// layer is at least its multiplies and attention core without recomputation (which only adds) and
-// the least of its memory-bound times; the output layer's multiplies and logits traffic are the
-// same in every mode. So for micro-batch b (m = ceil(batch / (dp b)) micro-batches):
-//   step >= (m + (pp - 1) / v_max) x (l x layer(b) + output(b)) / pp
-// and the shape's bound is the least over the micro-batches it tries.
-units::Time StepLowerBound(const WorkloadModel& w, const TrainingHardware& hw,
-                           const ParallelConfig& shape, SearchState& st) {
-  const int64_t pp = shape.pp;
-  const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);
-  const int64_t v_max = w.fixed_virtual_stages > 0
-                            ? w.fixed_virtual_stages
-                            : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
-  const double bubble =
-      static_cast<double>(pp - 1) / static_cast<double>(std::max<int64_t>(v_max, 1));
-  const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
-  const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
-  units::Time least = units::Seconds(std::numeric_limits<double>::infinity());
-  st.KeyKernels(shape, b_first);
-  int i = 0;
-  for (int64_t b = b_first; b <= b_last; b *= 2, ++i) {
-    ParallelConfig c = shape;
-    c.micro_batch = b;
-    if (!st.have_stage_bound[i]) {
-      const LayerKernels& k = st.KernelsFor(w, hw, c, b_first, i);
-      const units::Time layer = k.params_scale * (k.dense_forward + k.dense_backward) +
-                                3.0 * k.attention_forward +
-                                std::min({k.layer_memory[0], k.layer_memory[1], k.layer_memory[2]});
-      st.stage_bound[i] = static_cast<double>(w.layers) * layer + k.output_forward +
-                          k.output_backward + k.output_memory;
-      st.have_stage_bound[i] = true;
-    }
-    const double m = static_cast<double>(CeilDiv(w.global_batch, shape.dp * b));
-    least = std::min(least, (m + bubble) * st.stage_bound[i] / static_cast<double>(pp));
-  }
-  return least;
-}
-
 // The data-parallel degrees of one (tp, cp, pp): the most the cluster and the batch allow, and a
 // few smaller ones that leave GPUs idle on purpose (powers of two and divisors of the batch, down
 // to 1/16 of it): with a small batch on a big cluster, fewer replicas with more micro-batches each
@@ -411,9 +442,12 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
     shape.dp = dps[i_dp];
     // Skipped when no configuration of it can beat the best found (the bound's relative margin
     // covers its rounding): the answer is the exhaustive search's.
-    if (st.prune && st.have &&
-        StepLowerBound(w, hw, shape, st) * (1.0 - 1e-9) >= st.best.estimate.step) {
-      continue;
+    if (st.prune && st.have) {
+      const int64_t v_max =
+          w.fixed_virtual_stages > 0
+              ? w.fixed_virtual_stages
+              : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+      if (RuledOut(StepLowerBound(w, hw, shape, v_max, /*every_v=*/true, 0b111, st), st)) continue;
     }
     // What depends on (tp, cp, dp) alone, for every configuration below.
     const GroupFigures group = EstimateGroupFigures(w, hw, tp, cp, shape.dp);

@@ -38,10 +38,11 @@
 // memory is estimated only up to its memory (EstimateStepIfItFits). One StepModel holds what every
 // estimate works out from the workload and the hardware alone; a mixture of experts' expert
 // multiplies (AddExpertKernels) are worked out once per (tp, cp, micro-batch, ep) in the kernels.
-// SearchMode::kBestOnly (for callers that read only the answer) also skips every (tp, cp, pp, dp)
-// whose step cannot be shorter than the best found: its bound, (m + (pp - 1) / v_max) x (layers x
-// the least layer time + the output layer) / pp over the micro-batches tried, rules out about four
-// configurations in five (tests/step_model_equivalence_test holds its answers to the full
+// SearchMode::kBestOnly (for callers that read only the answer) also skips what cannot beat the
+// best found: a (tp, cp, pp, dp), and inside it a (recomputation, virtual stages), whose step has a
+// lower bound, (m + (pp - 1) / v) x (layers x the layer's least time + the output layer) / pp over
+// the micro-batches tried, no shorter than the best step. It evaluates about one configuration in
+// eight of the full search's (tests/step_model_equivalence_test holds its answers to the full
 // search's on every preset).
 //
 // Example:
