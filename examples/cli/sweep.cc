@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/double_text.h"
 #include "base/file_io.h"
 #include "base/json.h"
 #include "base/numbers.h"
@@ -107,16 +108,17 @@ std::string CsvHeader(const dcplan::Sweep& sweep) {
 // The shortest text of a double (AppendShortestDouble), remembered for the last value: a column of
 // a sweep repeats its value across many neighbouring rows (every point of the inner axes that lands
 // on the same GPU count has the same power, compute and capex), and the axis values repeat by
-// construction, so most numbers are copied rather than formatted again. Values are compared bit for
-// bit (0.0 and -0.0 print apart; a NaN matches only its own bits).
+// construction, so most numbers are copied rather than formatted again. A value other than the
+// last comes from the thread's DoubleTextCache (base/double_text.h), which remembers the values of
+// the rows before (the next outer step's inner points land on mostly the same clusters). Values
+// are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only its own bits).
 class DoubleText {
  public:
-  void Append(double v, std::string* out) {
+  void Append(double v, DoubleTextCache& cache, std::string* out) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
     if (!valid_ || bits != bits_) {
-      const std::to_chars_result printed = std::to_chars(text_, text_ + sizeof(text_), v);
-      size_ = static_cast<size_t>(printed.ptr - text_);
+      size_ = static_cast<size_t>(cache.Write(v, text_) - text_);
       bits_ = bits;
       valid_ = true;
     }
@@ -127,7 +129,7 @@ class DoubleText {
   bool valid_ = false;
   uint64_t bits_ = 0;
   size_t size_ = 0;
-  char text_[32];  // the longest shortest double has 24 characters (base/numbers.h)
+  char text_[32];  // DoubleTextCache::Write's 31 bytes
 };
 
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
@@ -145,16 +147,16 @@ bool SameResults(const SweepRow& a, const SweepRow& b) {
 }
 
 // What one thread keeps while it formats a chunk of rows: the last text of each axis' value and of
-// each numeric column, and the last solved row's result columns (everything after the axes, a
-// function of the row alone): a fine axis over a cap gives runs of rows with the same cluster,
-// whose results are then one copy.
+// each numeric column, the thread's cache of numbers' texts, and where the last solved row's result
+// columns (everything after the axes, a function of the row alone) are in the chunk's text: a fine
+// axis over a cap gives runs of rows with the same cluster, whose results are then one copy.
 struct RowFormatter {
-  explicit RowFormatter(size_t axes) : axis_text(axes) {}
+  RowFormatter(size_t axes, DoubleTextCache& cache) : axis_text(axes), numbers(cache) {}
   std::vector<DoubleText> axis_text;
   DoubleText number_text[32];  // per headline column
-  bool has_results = false;    // `results_row` and `results` hold a solved row's results
-  SweepRow results_row;
-  std::string results;
+  DoubleTextCache& numbers;
+  const SweepRow* results_row = nullptr;  // the last solved row, its results at `results_at`
+  size_t results_at = 0, results_size = 0;
 };
 
 // Point `p`'s row as CSV (`json` false) or as one JSON object.
@@ -171,20 +173,21 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
       if (axes[a].is_preset()) {
         AppendJsonString(axes[a].presets[i], out);
       } else {
-        f.axis_text[a].Append(axes[a].values[i], out);
+        f.axis_text[a].Append(axes[a].values[i], f.numbers, out);
       }
     } else {
       if (axes[a].is_preset()) {
         AppendCsvText(out, axes[a].presets[i]);
       } else {
-        f.axis_text[a].Append(axes[a].values[i], out);
+        f.axis_text[a].Append(axes[a].values[i], f.numbers, out);
       }
       out->push_back(',');
     }
   }
   const bool ok = r.status.ok();
-  if (ok && f.has_results && SameResults(r, f.results_row)) {
-    out->append(f.results);
+  if (ok && f.results_row != nullptr && SameResults(r, *f.results_row)) {
+    // From the chunk's own text (append copies correctly from inside the string it grows).
+    out->append(*out, f.results_at, f.results_size);
     return;
   }
   const size_t results_start = out->size();
@@ -203,7 +206,7 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
         AppendInt(out, static_cast<int64_t>(c.from_row(r)));
         break;
       case HeadlineColumn::Kind::kNumber:
-        f.number_text[k].Append(c.from_row(r), out);
+        f.number_text[k].Append(c.from_row(r), f.numbers, out);
         break;
       case HeadlineColumn::Kind::kBinding: {
         const absl::string_view binding = ok ? BindingText(r.binding) : "";
@@ -227,9 +230,9 @@ void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool js
     out->push_back('\n');
   }
   if (ok) {
-    f.has_results = true;
-    f.results_row = r;
-    f.results.assign(*out, results_start, std::string::npos);
+    f.results_row = &r;
+    f.results_at = results_start;
+    f.results_size = out->size() - results_start;
   }
 }
 
@@ -266,7 +269,8 @@ size_t FormatRows(const dcplan::Sweep& sweep, int64_t first, absl::Span<const Sw
     std::string& piece = (*pieces)[b / chunk];
     piece.clear();
     piece.reserve(static_cast<size_t>(e - b) * 256);
-    RowFormatter formatter(sweep.axes().size());
+    thread_local DoubleTextCache numbers;  // kept from one chunk and one block to the next
+    RowFormatter formatter(sweep.axes().size(), numbers);
     for (int64_t i = b; i < e; ++i) AppendRow(sweep, first + i, rows[i], json, formatter, &piece);
   });
   return count;

@@ -210,12 +210,15 @@ struct SearchState {
   int64_t kernels_tp = 0, kernels_cp = 0, kernels_b_first = 0;
   std::array<LayerKernels, 64> kernels;
   std::array<bool, 64> have_kernels{};
-  // SearchMode::kBestOnly: skip a (tp, cp, pp, dp) whose step cannot be shorter than the best
-  // found (StepLowerBound). The bound's per-micro-batch part, (l x layer + output layer) of
-  // kernels[i] (StageBound), is kept beside them.
+  // SearchMode::kBestOnly: skip what cannot be faster than the best found (ShapeBound). The
+  // bound's part of the stage per recomputation class, l x layer + output layer of kernels[i], is
+  // kept beside them.
   bool prune = false;
-  std::array<std::array<units::Time, 3>, 64> stage_bound;  // by RecomputeClass
-  std::array<bool, 64> have_stage_bound{};
+  // For micro-batches b_first x 2^j, j <= i, per RecomputeClass: the least stage part of the bound
+  // per sequence (stage / b) and the least stage; entries below `bounds_ready` are worked out.
+  std::array<std::array<units::Time, 3>, 64> least_stage_per_sequence;
+  std::array<std::array<units::Time, 3>, 64> least_stage;
+  int bounds_ready = 0;
 
   // Forgets the kernels (and the stage bounds) of another (tp, cp, first micro-batch).
   void KeyKernels(const ParallelConfig& c, int64_t b_first) {
@@ -224,7 +227,7 @@ struct SearchState {
       kernels_cp = c.cp;
       kernels_b_first = b_first;
       have_kernels.fill(false);
-      have_stage_bound.fill(false);
+      bounds_ready = 0;
     }
   }
 
@@ -285,36 +288,41 @@ int RecomputeClass(Recompute r) {
   return r == RECOMPUTE_FULL ? 2 : (r == RECOMPUTE_SELECTIVE ? 1 : 0);
 }
 
-// A lower bound on the step of every configuration of `shape` (a dense model: a mixture of experts'
-// kernels depend on ep, and it is never pruned) with micro-batches b in [b_first, b_last] (as
-// SearchMicroBatches tries them for v), v virtual stages (at most v when `every_v`) and
-// recomputation in `classes` (RecomputeClass bits). EstimateStep's step is m x (stage + p2p) +
-// bubble + exposed data-parallel time + optimizer (+ partial recomputation's reruns), every term >=
-// 0, and its bubble is at least (pp - 1) / v x stage. The slowest stage is at least the mean of the
-// pp stages, (l x layer + output layer) / pp, and a layer is at least its multiplies, attention
-// core and memory-bound time (the tensor-, context- and expert-parallel times are >= 0). So for
-// micro-batch b (m = ceil(batch / (dp b)) micro-batches):
-//   step >= (m + (pp - 1) / v) x (l x layer(b) + output(b)) / pp
-// and the bound is the least over the micro-batches and the classes.
-units::Time StepLowerBound(const WorkloadModel& w, const TrainingHardware& hw,
-                           const ParallelConfig& shape, int64_t v, bool every_v, int classes,
-                           SearchState& st) {
-  const int64_t pp = shape.pp;
-  const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);
-  const double bubble = static_cast<double>(pp - 1) / static_cast<double>(std::max<int64_t>(v, 1));
-  const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
-  const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
-  // Interleaving needs at least pp micro-batches (SearchMicroBatches stops there); a bound for
-  // every v (`v` the most, `every_v`) spans every micro-batch, as v = 1 does.
-  const bool interleaved = !every_v && v > 1 && w.fixed_virtual_stages == 0;
-  units::Time least = units::Seconds(std::numeric_limits<double>::infinity());
-  st.KeyKernels(shape, b_first);
-  int i = 0;
-  for (int64_t b = b_first; b <= b_last; b *= 2, ++i) {
-    if (interleaved && CeilDiv(per_rank, b) < pp) break;  // as SearchMicroBatches
-    if (!st.have_stage_bound[i]) {
+// A lower bound on the steps of `shape`'s configurations (a dense model: a mixture of experts'
+// kernels depend on ep, and it is never pruned). EstimateStep's step is m x (stage + p2p) + bubble
+// + exposed data-parallel time + optimizer (+ partial recomputation's reruns), every term >= 0, and
+// its bubble is at least (pp - 1) / v x stage. The slowest stage is at least the mean of the pp
+// stages, (l x layer + output layer) / pp =: S(b) / pp, and a layer is at least its multiplies,
+// attention core and memory-bound time (the tensor-, context- and expert-parallel times are >= 0).
+// With micro-batch b, m = ceil(batch / (dp b)) >= batch / (dp b), so for v virtual stages and
+// recomputation class r (RecomputeClass), over the micro-batches b tried:
+//   step >= (batch / dp x min_b S_r(b) / b + (pp - 1) / v x min_b S_r(b)) / pp.
+// The two minimums over b_first x 2^j, j <= i, are kept per (tp, cp) in SearchState (prefix
+// minimums, worked out once as far as a shape needs): a shape's check is a few multiplies.
+struct ShapeBound {
+  int64_t pp = 1;
+  double batch_per_replica = 0;  // batch / dp
+  int every = 0;                 // micro-batches tried at v = 1: b_first x 2^j, j < every
+  int interleaved = 0;           // those leaving at least pp micro-batches (v > 1 tries only them)
+
+  void Prepare(const WorkloadModel& w, const TrainingHardware& hw, const ParallelConfig& shape,
+               SearchState& st) {
+    pp = shape.pp;
+    batch_per_replica = static_cast<double>(w.global_batch) / static_cast<double>(shape.dp);
+    const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);
+    const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
+    const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+    // b_first x 2^j <= b_last; with interleaving also ceil(per_rank / b) >= pp, that is
+    // (pp - 1) b < per_rank (SearchMicroBatches stops at the first b that leaves fewer).
+    const auto count = [&](int64_t last) {
+      return last < b_first ? 0 : 64 - __builtin_clzll(static_cast<uint64_t>(last / b_first));
+    };
+    every = count(b_last);
+    interleaved = pp == 1 ? every : std::min(every, count((per_rank - 1) / (pp - 1)));
+    st.KeyKernels(shape, b_first);
+    for (int i = st.bounds_ready; i < every; ++i) {
       ParallelConfig c = shape;
-      c.micro_batch = b;
+      c.micro_batch = b_first << i;
       const LayerKernels& k = st.KernelsFor(w, hw, c, b_first, i);
       const units::Time forward = k.params_scale * k.dense_forward;
       const units::Time backward = k.params_scale * k.dense_backward;
@@ -326,18 +334,28 @@ units::Time StepLowerBound(const WorkloadModel& w, const TrainingHardware& hw,
       };
       const units::Time output = k.output_forward + k.output_backward + k.output_memory;
       for (int r = 0; r < 3; ++r) {
-        st.stage_bound[i][r] = static_cast<double>(w.layers) * layers[r] + output;
+        const units::Time stage = static_cast<double>(w.layers) * layers[r] + output;
+        const units::Time per_sequence = stage / static_cast<double>(c.micro_batch);
+        st.least_stage[i][r] = i == 0 ? stage : std::min(st.least_stage[i - 1][r], stage);
+        st.least_stage_per_sequence[i][r] =
+            i == 0 ? per_sequence : std::min(st.least_stage_per_sequence[i - 1][r], per_sequence);
       }
-      st.have_stage_bound[i] = true;
-    }
-    const double m = static_cast<double>(CeilDiv(w.global_batch, shape.dp * b));
-    for (int r = 0; r < 3; ++r) {
-      if ((classes >> r & 1) == 0) continue;
-      least = std::min(least, (m + bubble) * st.stage_bound[i][r] / static_cast<double>(pp));
+      st.bounds_ready = i + 1;
     }
   }
-  return least;
-}
+
+  // The bound with v virtual stages (with `every`: of every v up to it, over all the micro-batches
+  // as v = 1 tries them) and recomputation class r.
+  units::Time At(const SearchState& st, bool every_v, int64_t v, int r) const {
+    const int n = every_v ? every : interleaved;
+    if (n == 0) return units::Seconds(std::numeric_limits<double>::infinity());  // nothing tried
+    const double bubble =
+        static_cast<double>(pp - 1) / static_cast<double>(std::max<int64_t>(v, 1));
+    return (batch_per_replica * st.least_stage_per_sequence[n - 1][r] +
+            bubble * st.least_stage[n - 1][r]) /
+           static_cast<double>(pp);
+  }
+};
 
 // Whether the bound rules out what it was worked out for: no step of it can be shorter than the
 // best found (its relative margin covers the bound's rounding), so the answer stays the exhaustive
@@ -357,7 +375,7 @@ inline bool RuledOut(units::Time bound, const SearchState& st) {
 // exhaustive search's.
 inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& hw, int64_t gpus,
                                const ParallelConfig& shape, const GroupFigures& group,
-                               SearchState& st) {
+                               const ShapeBound* bound, SearchState& st) {
   const int64_t pp = shape.pp;
   const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);  // sequences per replica per step
   // ZeRO stages: the fixed one, else the framework's and, where the software offers it, FSDP.
@@ -378,9 +396,11 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
             : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
     for (int64_t v = 1; v <= v_max; ++v) {
       if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
-      if (st.prune && st.have &&
-          RuledOut(StepLowerBound(w, hw, shape, v, /*every_v=*/false, 1 << RecomputeClass(r), st),
-                   st)) {
+      // Interleaving tries only the micro-batches that leave at least pp of them (below).
+      if (bound != nullptr && st.have &&
+          RuledOut(
+              bound->At(st, /*every_v=*/v == 1 || w.fixed_virtual_stages > 0, v, RecomputeClass(r)),
+              st)) {
         continue;
       }
       const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
@@ -432,6 +452,7 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
   const int64_t dp_max = std::min<int64_t>(gpus / (tpc * pp), w.global_batch);
   if (dp_max < 1) return;
   std::array<int64_t, kMaxDpCandidates> dps;
+  ShapeBound bound;  // SearchMode::kBestOnly: each shape's, prepared before it is searched
   const int n_dp =
       w.fixed_dp > 0 ? (dps[0] = w.fixed_dp, 1) : DpCandidates(dp_max, batch_divisors, &dps);
   for (int i_dp = 0; i_dp < n_dp; ++i_dp) {
@@ -442,12 +463,19 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
     shape.dp = dps[i_dp];
     // Skipped when no configuration of it can beat the best found (the bound's relative margin
     // covers its rounding): the answer is the exhaustive search's.
-    if (st.prune && st.have) {
-      const int64_t v_max =
-          w.fixed_virtual_stages > 0
-              ? w.fixed_virtual_stages
-              : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
-      if (RuledOut(StepLowerBound(w, hw, shape, v_max, /*every_v=*/true, 0b111, st), st)) continue;
+    if (st.prune) {
+      bound.Prepare(w, hw, shape, st);
+      if (st.have) {
+        // Every v up to v_max, every micro-batch (as v = 1 tries them), every class.
+        const int64_t v_max =
+            w.fixed_virtual_stages > 0
+                ? w.fixed_virtual_stages
+                : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+        units::Time least = bound.At(st, /*every_v=*/true, v_max, 0);
+        for (int r = 1; r < 3; ++r)
+          least = std::min(least, bound.At(st, /*every_v=*/true, v_max, r));
+        if (RuledOut(least, st)) continue;
+      }
     }
     // What depends on (tp, cp, dp) alone, for every configuration below.
     const GroupFigures group = EstimateGroupFigures(w, hw, tp, cp, shape.dp);
@@ -461,7 +489,7 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
       }
       if (shape.dp % ep != 0) continue;
       shape.ep = ep;
-      SearchMicroBatches(w, hw, gpus, shape, group, st);
+      SearchMicroBatches(w, hw, gpus, shape, group, st.prune ? &bound : nullptr, st);
     }
   }
 }
