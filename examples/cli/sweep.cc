@@ -77,12 +77,6 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-void AppendInt(std::string* out, int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, ec == std::errc() ? end : buf);
-}
-
 // A CSV field: quoted when it holds a comma, quote or newline.
 void AppendCsvText(std::string* out, absl::string_view text) {
   if (text.find_first_of(",\"\n\r") == absl::string_view::npos) {
@@ -114,7 +108,9 @@ std::string CsvHeader(const dcplan::Sweep& sweep) {
 // are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only its own bits).
 class DoubleText {
  public:
-  void Append(double v, DoubleTextCache& cache, std::string* out) {
+  // Writes the text at `p`, which has room for kRoom bytes; returns its end.
+  static constexpr size_t kRoom = 32;
+  char* Write(double v, DoubleTextCache& cache, char* p) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
     if (!valid_ || bits != bits_) {
@@ -122,14 +118,15 @@ class DoubleText {
       bits_ = bits;
       valid_ = true;
     }
-    out->append(text_, size_);
+    std::memcpy(p, text_, kRoom);  // a fixed-size copy: the end says how much is the text
+    return p + size_;
   }
 
  private:
   bool valid_ = false;
   uint64_t bits_ = 0;
   size_t size_ = 0;
-  char text_[32];  // DoubleTextCache::Write's 31 bytes
+  char text_[kRoom];  // DoubleTextCache::Write's 31 bytes
 };
 
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
@@ -146,6 +143,92 @@ bool SameResults(const SweepRow& a, const SweepRow& b) {
          SameBits(a.opex_rate, b.opex_rate) && SameBits(a.tco, b.tco);
 }
 
+// A growable run of bytes written through a pointer: a row makes room for the most it can take
+// (Room), writes with plain stores and copies, and ends itself (Commit). A std::string would check
+// its capacity and length at each of a row's ~30 appends.
+class TextBuffer {
+ public:
+  void Clear() { size_ = 0; }
+  void Reserve(size_t n) {
+    if (n > capacity_) Grow(n);
+  }
+  // Room for `n` bytes after the end; returns where they start.
+  char* Room(size_t n) {
+    if (capacity_ - size_ < n) Grow(std::max(size_ + n, 2 * capacity_));
+    return data_.get() + size_;
+  }
+  // The end is now `end` (within the room made).
+  void Commit(const char* end) { size_ = static_cast<size_t>(end - data_.get()); }
+  const char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  absl::string_view view() const { return absl::string_view(data_.get(), size_); }
+
+ private:
+  void Grow(size_t capacity) {
+    std::unique_ptr<char[]> grown(new char[capacity]);  // not zeroed: every byte is written
+    if (size_ > 0) std::memcpy(grown.get(), data_.get(), size_);
+    data_ = std::move(grown);
+    capacity_ = capacity;
+  }
+
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+// The fixed text of a sweep's rows, worked out once per block: each axis' key (JSON) and its
+// presets' quoted names, each headline column's key (JSON) or separator (CSV), and the most bytes
+// a solved row can take.
+struct RowLayout {
+  RowLayout(const dcplan::Sweep& sweep, bool json_lines) : json(json_lines) {
+    const std::vector<SweepAxis>& axes = sweep.axes();
+    bound = 4;  // '{', '}', ',' and '\n' at most
+    for (size_t a = 0; a < axes.size(); ++a) {
+      std::string key;
+      if (json) {
+        if (a) key.push_back(',');
+        AppendJsonString(axes[a].path, &key);
+        key.push_back(':');
+      }
+      size_t value = DoubleText::kRoom;
+      std::vector<std::string> names;
+      for (const std::string& preset : axes[a].presets) {
+        std::string text;
+        if (json) {
+          AppendJsonString(preset, &text);
+        } else {
+          AppendCsvText(&text, preset);
+        }
+        value = std::max(value, text.size());
+        names.push_back(std::move(text));
+      }
+      bound += key.size() + value + 1;
+      axis_keys.push_back(std::move(key));
+      preset_texts.push_back(std::move(names));
+    }
+    size_t k = 0;
+    size_t binding = 0;
+    const google::protobuf::EnumDescriptor* bindings = BindingConstraint_descriptor();
+    for (int i = 0; i < bindings->value_count(); ++i) {
+      binding = std::max(
+          binding,
+          BindingText(static_cast<BindingConstraint>(bindings->value(i)->number())).size());
+    }
+    for (const HeadlineColumn& c : HeadlineColumns()) {
+      std::string key = json ? absl::StrCat(",\"", c.name, "\":") : (k > 0 ? "," : "");
+      bound += key.size() + std::max(DoubleText::kRoom, binding + 2);
+      column_keys.push_back(std::move(key));
+      ++k;
+    }
+  }
+
+  bool json;
+  std::vector<std::string> axis_keys;
+  std::vector<std::vector<std::string>> preset_texts;  // empty for a numeric axis
+  std::vector<std::string> column_keys;
+  size_t bound;  // bytes of a solved row at most (a failed one adds its quoted error)
+};
+
 // What one thread keeps while it formats a chunk of rows: the last text of each axis' value and of
 // each numeric column, the thread's cache of numbers' texts, and where the last solved row's result
 // columns (everything after the axes, a function of the row alone) are in the chunk's text: a fine
@@ -157,78 +240,80 @@ struct RowFormatter {
   DoubleTextCache& numbers;
   const SweepRow* results_row = nullptr;  // the last solved row, its results at `results_at`
   size_t results_at = 0, results_size = 0;
+  std::string error;  // a failed row's quoted message, before it is copied in
 };
 
-// Point `p`'s row as CSV (`json` false) or as one JSON object.
-void AppendRow(const dcplan::Sweep& sweep, int64_t p, const SweepRow& r, bool json, RowFormatter& f,
-               std::string* out) {
+inline char* Copy(absl::string_view text, char* p) {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
+}
+
+// Point `p`'s row as CSV or as one JSON object (layout.json), at the end of `out`.
+void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, const SweepRow& r,
+               RowFormatter& f, TextBuffer* out) {
+  const bool json = layout.json;
+  const bool ok = r.status.ok();
+  size_t room = layout.bound;
+  if (!ok) {
+    f.error.clear();
+    if (json) {
+      f.error.append(",\"error\":");
+      AppendJsonString(r.status.message(), &f.error);
+    } else {
+      AppendCsvText(&f.error, r.status.message());
+    }
+    room += f.error.size();
+  }
+  char* q = out->Room(room);
   const std::vector<SweepAxis>& axes = sweep.axes();
-  if (json) out->push_back('{');
+  if (json) *q++ = '{';
   for (size_t a = 0; a < axes.size(); ++a) {
     const int64_t i = sweep.IndexAlong(p, static_cast<int>(a));
-    if (json) {
-      if (a) out->push_back(',');
-      AppendJsonString(axes[a].path, out);
-      out->push_back(':');
-      if (axes[a].is_preset()) {
-        AppendJsonString(axes[a].presets[i], out);
-      } else {
-        f.axis_text[a].Append(axes[a].values[i], f.numbers, out);
-      }
+    q = Copy(layout.axis_keys[a], q);
+    if (axes[a].is_preset()) {
+      q = Copy(layout.preset_texts[a][static_cast<size_t>(i)], q);
     } else {
-      if (axes[a].is_preset()) {
-        AppendCsvText(out, axes[a].presets[i]);
-      } else {
-        f.axis_text[a].Append(axes[a].values[i], f.numbers, out);
-      }
-      out->push_back(',');
+      q = f.axis_text[a].Write(axes[a].values[i], f.numbers, q);
     }
+    if (!json) *q++ = ',';
   }
-  const bool ok = r.status.ok();
   if (ok && f.results_row != nullptr && SameResults(r, *f.results_row)) {
-    // From the chunk's own text (append copies correctly from inside the string it grows).
-    out->append(*out, f.results_at, f.results_size);
+    // From earlier in the chunk's own text (the room made above is past it).
+    std::memcpy(q, out->data() + f.results_at, f.results_size);
+    out->Commit(q + f.results_size);
     return;
   }
-  const size_t results_start = out->size();
+  const size_t results_start = static_cast<size_t>(q - out->data());
   // The headline columns, each read from the row as the table says.
   size_t k = 0;
   for (const HeadlineColumn& c : HeadlineColumns()) {
-    if (json) {
-      out->append(",\"");
-      out->append(c.name);
-      out->append("\":");
-    } else if (k > 0) {
-      out->push_back(',');
-    }
+    q = Copy(layout.column_keys[k], q);
     switch (c.kind) {
       case HeadlineColumn::Kind::kCount:
-        AppendInt(out, static_cast<int64_t>(c.from_row(r)));
+        q = std::to_chars(q, q + DoubleText::kRoom, static_cast<int64_t>(c.from_row(r))).ptr;
         break;
       case HeadlineColumn::Kind::kNumber:
-        f.number_text[k].Append(c.from_row(r), f.numbers, out);
+        q = f.number_text[k].Write(c.from_row(r), f.numbers, q);
         break;
       case HeadlineColumn::Kind::kBinding: {
         const absl::string_view binding = ok ? BindingText(r.binding) : "";
-        if (json) out->push_back('"');
-        out->append(binding.data(), binding.size());
-        if (json) out->push_back('"');
+        if (json) *q++ = '"';
+        q = Copy(binding, q);
+        if (json) *q++ = '"';
         break;
       }
     }
     ++k;
   }
   if (json) {
-    if (!ok) {
-      out->append(",\"error\":");
-      AppendJsonString(r.status.message(), out);
-    }
-    out->append("}\n");
+    if (!ok) q = Copy(f.error, q);
+    *q++ = '}';
   } else {
-    out->push_back(',');
-    if (!ok) AppendCsvText(out, r.status.message());
-    out->push_back('\n');
+    *q++ = ',';
+    if (!ok) q = Copy(f.error, q);
   }
+  *q++ = '\n';
+  out->Commit(q);
   if (ok) {
     f.results_row = &r;
     f.results_at = results_start;
@@ -260,18 +345,19 @@ absl::StatusOr<dcplan::Sweep> SweepFromFlags(PlanRequest* base) {
 // `pieces`, which keep their capacity from one block to the next (no allocation, no fresh pages).
 // Returns how many pieces hold the rows, in order.
 size_t FormatRows(const dcplan::Sweep& sweep, int64_t first, absl::Span<const SweepRow> rows,
-                  bool json, ThreadPool& pool, std::vector<std::string>* pieces) {
+                  bool json, ThreadPool& pool, std::vector<TextBuffer>* pieces) {
   const int64_t chunk = 2048;
   const int64_t n = static_cast<int64_t>(rows.size());
   const size_t count = static_cast<size_t>((n + chunk - 1) / chunk);
   if (pieces->size() < count) pieces->resize(count);
+  const RowLayout layout(sweep, json);
   pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
-    std::string& piece = (*pieces)[b / chunk];
-    piece.clear();
-    piece.reserve(static_cast<size_t>(e - b) * 256);
+    TextBuffer& piece = (*pieces)[b / chunk];
+    piece.Clear();
+    piece.Reserve(static_cast<size_t>(e - b) * std::min<size_t>(layout.bound, 256));
     thread_local DoubleTextCache numbers;  // kept from one chunk and one block to the next
     RowFormatter formatter(sweep.axes().size(), numbers);
-    for (int64_t i = b; i < e; ++i) AppendRow(sweep, first + i, rows[i], json, formatter, &piece);
+    for (int64_t i = b; i < e; ++i) AppendRow(sweep, layout, first + i, rows[i], formatter, &piece);
   });
   return count;
 }
@@ -288,14 +374,14 @@ class BlockWriter {
   BlockWriter& operator=(const BlockWriter&) = delete;
 
   // The pieces to fill next (not being written).
-  std::vector<std::string>* Free() { return &pieces_[next_]; }
+  std::vector<TextBuffer>* Free() { return &pieces_[next_]; }
 
   // Waits for the previous block, then writes the first `count` of Free() in the background.
   absl::Status Start(size_t count) {
     DCPLAN_RETURN_IF_ERROR(Wait());
-    const std::vector<std::string>* pieces = &pieces_[next_];
+    const std::vector<TextBuffer>* pieces = &pieces_[next_];
     pending_ = std::async(std::launch::async, [this, pieces, count]() -> absl::Status {
-      for (size_t i = 0; i < count; ++i) DCPLAN_RETURN_IF_ERROR(out_->Append((*pieces)[i]));
+      for (size_t i = 0; i < count; ++i) DCPLAN_RETURN_IF_ERROR(out_->Append((*pieces)[i].view()));
       return absl::OkStatus();
     });
     next_ ^= 1;
@@ -310,7 +396,7 @@ class BlockWriter {
 
  private:
   FileWriter* out_;
-  std::vector<std::string> pieces_[2];
+  std::vector<TextBuffer> pieces_[2];
   int next_ = 0;
   std::future<absl::Status> pending_;
 };
