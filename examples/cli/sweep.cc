@@ -203,6 +203,7 @@ struct RowLayout {
         names.push_back(std::move(text));
       }
       bound += key.size() + value + 1;
+      is_preset.push_back(axes[a].is_preset());
       axis_keys.push_back(std::move(key));
       preset_texts.push_back(std::move(names));
     }
@@ -224,6 +225,7 @@ struct RowLayout {
 
   bool json;
   std::vector<std::string> axis_keys;
+  std::vector<bool> is_preset;  // per axis (SweepAxis::is_preset compares its path)
   std::vector<std::vector<std::string>> preset_texts;  // empty for a numeric axis
   std::vector<std::string> column_keys;
   size_t bound;  // bytes of a solved row at most (a failed one adds its quoted error)
@@ -270,7 +272,7 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
   for (size_t a = 0; a < axes.size(); ++a) {
     const int64_t i = sweep.IndexAlong(p, static_cast<int>(a));
     q = Copy(layout.axis_keys[a], q);
-    if (axes[a].is_preset()) {
+    if (layout.is_preset[a]) {
       q = Copy(layout.preset_texts[a][static_cast<size_t>(i)], q);
     } else {
       q = f.axis_text[a].Write(axes[a].values[i], f.numbers, q);

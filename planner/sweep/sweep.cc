@@ -126,12 +126,13 @@ struct Sweep::Impl {
   PresetLoader load_preset;
   std::vector<std::vector<const FieldDescriptor*>> chains;  // per axis; empty for the preset axis
   std::vector<int64_t> strides;                             // point / stride % size = index
-  std::vector<Fast> fast;                                   // per axis
+  std::vector<int64_t> sizes;  // per axis (SweepAxis::size compares the path each call)
+  std::vector<Fast> fast;      // per axis
   int preset_axis = -1;
   int64_t size = 1;
 
   int64_t IndexAlong(int64_t point, int axis) const {
-    return (point / strides[axis]) % axes[axis].size();
+    return (point / strides[axis]) % sizes[axis];
   }
 
   // The combination of the axes that are not patched (their indices as one number).
@@ -139,7 +140,7 @@ struct Sweep::Impl {
     int64_t combo = 0;
     for (size_t a = 0; a < axes.size(); ++a) {
       if (patch && fast[a] != Fast::kNone) continue;
-      combo = combo * axes[a].size() + IndexAlong(point, static_cast<int>(a));
+      combo = combo * sizes[a] + IndexAlong(point, static_cast<int>(a));
     }
     return combo;
   }
@@ -335,8 +336,9 @@ absl::StatusOr<Sweep> Sweep::Create(PlanRequest base, std::vector<SweepAxis> axe
   impl->axes = std::move(axes);
   impl->size = static_cast<int64_t>(points);
   impl->strides.assign(impl->axes.size(), 1);
+  for (const SweepAxis& axis : impl->axes) impl->sizes.push_back(axis.size());
   for (int a = static_cast<int>(impl->axes.size()) - 2; a >= 0; --a) {
-    impl->strides[a] = impl->strides[a + 1] * impl->axes[a + 1].size();
+    impl->strides[a] = impl->strides[a + 1] * impl->sizes[a + 1];
   }
   return Sweep(std::move(impl));
 }
