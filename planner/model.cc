@@ -307,8 +307,9 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   m.costs = BuildCostModel(request.costs(), request.site().cooling());
   DCPLAN_ASSIGN_OR_RETURN(m.caps, BuildCapsModel(request.constraints(), m.site));
 
-  m.training_hardware = BuildTrainingHardware(request.hardware());
   if (request.has_workload()) {
+    // Only a workload's step model reads it (a reference workload's table builds its own).
+    m.training_hardware = BuildTrainingHardware(request.hardware());
     DCPLAN_ASSIGN_OR_RETURN(WorkloadModel workload, BuildWorkloadModel(request.workload()));
     m.workload = std::make_shared<const WorkloadModel>(std::move(workload));
     m.mfu = std::make_shared<const WorkloadMfuModel>(*m.workload, m.training_hardware);

@@ -158,7 +158,8 @@ struct Model {
   // The reference job (efficiency.reference_workload), or null; when set, `mfu` is it.
   std::shared_ptr<const ReferenceMfuModel> reference;
   // The hardware as the workload model sees it (peak, HBM, scale-up and scale-out bandwidth,
-  // hardware.calibration with defaults applied).
+  // hardware.calibration with defaults applied); built only with a workload (PlanTraining reads
+  // it).
   TrainingHardware training_hardware;
 
   // Derived once in BuildModel.

@@ -10,14 +10,15 @@
 
 namespace dcplan {
 
-absl::StatusOr<TrainingPlan> PlanTraining(const Model& model, int64_t gpus, bool cluster_sets_dp) {
+absl::StatusOr<TrainingPlan> PlanTraining(const Model& model, int64_t gpus, bool cluster_sets_dp,
+                                          SearchMode mode) {
   if (model.workload == nullptr) {
     return absl::FailedPreconditionError("no workload: set PlanRequest.workload (or --workload)");
   }
   WorkloadModel workload = *model.workload;
   if (cluster_sets_dp) workload.fixed_dp = 0;
   DCPLAN_ASSIGN_OR_RETURN(SearchResult best,
-                          SearchParallelism(workload, model.training_hardware, gpus));
+                          SearchParallelism(workload, model.training_hardware, gpus, mode));
   return ToTrainingPlan(workload, model.training_hardware, best, gpus);
 }
 

@@ -25,9 +25,11 @@ namespace dcplan {
 // SearchParallelism: a fixed split that cannot hold (tp x pp x dp differing from `gpus` ...), or no
 // configuration that fits.
 // With `cluster_sets_dp` (fit, compare: the solver chose the size), the workload's fixed dp is
-// ignored and dp follows from the size.
+// ignored and dp follows from the size. With SearchMode::kBestOnly (a caller that reads the figures
+// but not configurations_evaluated, such as a Monte Carlo sample) the same plan but for that count.
 absl::StatusOr<TrainingPlan> PlanTraining(const Model& model, int64_t gpus,
-                                          bool cluster_sets_dp = false);
+                                          bool cluster_sets_dp = false,
+                                          SearchMode mode = SearchMode::kEveryConfiguration);
 
 // Wall time lost to interruptions, checkpoints and restarts for a job busy on `busy_gpus` GPUs in
 // servers of `gpus_per_server` with `params` parameters (Young 1974 / Daly 2006, first order):

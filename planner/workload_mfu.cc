@@ -22,7 +22,9 @@ units::Ratio WorkloadMfuModel::MfuAt(int64_t gpus) const {
     auto it = cache_.find(gpus);
     if (it != cache_.end()) return units::Fraction(it->second);
   }
-  absl::StatusOr<SearchResult> best = SearchParallelism(workload_, hardware_, gpus);
+  // Only the MFU is read: the search may skip what cannot be the best (the same answer).
+  absl::StatusOr<SearchResult> best =
+      SearchParallelism(workload_, hardware_, gpus, SearchMode::kBestOnly);
   const double mfu = best.ok() ? units::InFraction(best->estimate.mfu) : 0.0;
   absl::MutexLock lock(&mu_);
   if (cache_.size() >= kCacheLimit) cache_.clear();

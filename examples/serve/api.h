@@ -97,7 +97,10 @@ struct ApiOptions {
 };
 
 // Work units (see above), measured on one core: a solve without a workload ~30 us; with a 126-layer
-// workload a sweep point, a scale size or a training plan ~120 ms, a plan from scratch ~1.2 s.
+// workload a sweep point, a scale size or a training plan ~120 ms, a plan from scratch ~1.2 s, as
+// measured when they were set. The searches that read only the answer (a sweep point's MFU, a Monte
+// Carlo sample) have since become 10-20x cheaper (SearchMode::kBestOnly); the prices are kept, so
+// the server's limits did not move.
 inline constexpr int64_t kWorkloadEvalUnits = 4000;
 inline constexpr int64_t kWorkloadPlanUnits = 40000;
 // Monte Carlo samples that patch the model per work unit (a sample is ~0.5-2 us, a unit ~30 us).

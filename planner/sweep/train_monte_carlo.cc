@@ -30,7 +30,8 @@ bool TrainingSplitFixed(const MonteCarloRun& run) {
 }
 
 absl::StatusOr<TrainingPlan> TrainingAtSample(const MonteCarloRun& run, int64_t sample,
-                                              int64_t gpus, const TrainingPlan* split) {
+                                              int64_t gpus, const TrainingPlan* split,
+                                              SearchMode mode) {
   PlanRequest r = run.RequestAt(sample);
   if (split != nullptr) {
     // Everything the search chose but dp (which the searched size sets, idle GPUs included).
@@ -44,7 +45,7 @@ absl::StatusOr<TrainingPlan> TrainingAtSample(const MonteCarloRun& run, int64_t 
     p->set_dp(0);
   }
   DCPLAN_ASSIGN_OR_RETURN(Model model, BuildModel(r));
-  return PlanTraining(model, gpus);
+  return PlanTraining(model, gpus, /*cluster_sets_dp=*/false, mode);
 }
 
 absl::StatusOr<Distributions> SummarizeTraining(const MonteCarloRun& run, int64_t gpus,
@@ -75,7 +76,8 @@ absl::StatusOr<Distributions> SummarizeTraining(const MonteCarloRun& run, int64_
       for (int64_t k = b; k < e; ++k) {
         SampleResult& out = rows[static_cast<size_t>(k)];
         out = SampleResult();
-        auto t = TrainingAtSample(run, first + k, gpus, split.get());
+        // The sample's figures alone are read (not configurations_evaluated).
+        auto t = TrainingAtSample(run, first + k, gpus, split.get(), SearchMode::kBestOnly);
         if (!t.ok()) continue;
         const double mfu = t->mfu();
         const double f = mfu > 0 ? std::min(run.MfuFactor(first + k), 1.0 / mfu) : 1.0;

@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "planner/sweep/monte_carlo.h"
+#include "planner/workload/parallelism_search.h"
 #include "proto/training.pb.h"
 #include "proto/uncertainty.pb.h"
 
@@ -32,9 +33,10 @@ namespace dcplan {
 bool TrainingSplitFixed(const MonteCarloRun& run);
 
 // The training plan of sample `sample` on `gpus` GPUs (with `split`, when not null, as the fixed
-// parallelism), before the MFU error factor.
+// parallelism), before the MFU error factor; `mode` as PlanTraining's.
 absl::StatusOr<TrainingPlan> TrainingAtSample(const MonteCarloRun& run, int64_t sample,
-                                              int64_t gpus, const TrainingPlan* split);
+                                              int64_t gpus, const TrainingPlan* split,
+                                              SearchMode mode = SearchMode::kEveryConfiguration);
 
 // The distribution of the training figures over every sample, in parallel (results identical for
 // any thread count; options.check is called between blocks).
