@@ -38,21 +38,25 @@ class DoubleTextCache {
     out->append(slot.text, slot.size);
   }
 
-  // The same text, written at `p`, which must have 31 bytes of room (a fixed-size copy); returns
+  // The same text, written at `p`, which must have 31 bytes of room (fixed-size copies); returns
   // the end of the text.
-  char* Write(double v, char* p) {
-    const Slot& slot = Find(v);
-    std::memcpy(p, slot.text, sizeof(slot.text));
-    return p + slot.size;
-  }
+  char* Write(double v, char* p) { return Find(v).Write(p); }
 
- private:
   struct Slot {
     uint64_t bits = 0;
     uint8_t size = 0;  // 0: empty (every text has at least one character)
     char text[31];     // the longest shortest double has 24 characters (base/numbers.h)
+
+    // The text at `p` (31 bytes of room); its end.
+    char* Write(char* p) const {
+      std::memcpy(p, text, 16);  // two fixed 16-byte copies, bytes 0-15 and 15-30
+      std::memcpy(p + 15, text + 15, 16);
+      return p + size;
+    }
   };
 
+  // The slot holding v's text (formatted into it unless it was there): valid until another value
+  // that hashes to it is looked up.
   const Slot& Find(double v) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
@@ -67,6 +71,7 @@ class DoubleTextCache {
     return slot;
   }
 
+ private:
   std::unique_ptr<Slot[]> slots_;
 };
 

@@ -99,13 +99,13 @@ std::string CsvHeader(const dcplan::Sweep& sweep) {
   return s;
 }
 
-// The shortest text of a double (AppendShortestDouble), remembered for the last value: a column of
-// a sweep repeats its value across many neighbouring rows (every point of the inner axes that lands
-// on the same GPU count has the same power, compute and capex), and the axis values repeat by
-// construction, so most numbers are copied rather than formatted again. A value other than the
-// last comes from the thread's DoubleTextCache (base/double_text.h), which remembers the values of
-// the rows before (the next outer step's inner points land on mostly the same clusters). Values
-// are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only its own bits).
+// The shortest text of a double (AppendShortestDouble) from the thread's DoubleTextCache
+// (base/double_text.h), which remembers the values of the rows before: a column of a sweep repeats
+// its value across many neighbouring rows (every point of the inner axes that lands on the same GPU
+// count has the same power, compute and capex), the next outer step's inner points land on mostly
+// the same clusters, and the axis values repeat by construction, so most numbers are copied rather
+// than formatted again. Each column keeps its last value's slot, so a repeat skips the lookup too.
+// Values are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only its own bits).
 class DoubleText {
  public:
   // Writes the text at `p`, which has room for kRoom bytes; returns its end.
@@ -113,20 +113,17 @@ class DoubleText {
   char* Write(double v, DoubleTextCache& cache, char* p) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
-    if (!valid_ || bits != bits_) {
-      size_ = static_cast<size_t>(cache.Write(v, text_) - text_);
+    // The last value's slot still holds it unless another value hashed to it since.
+    if (slot_ == nullptr || bits != bits_ || slot_->bits != bits || slot_->size == 0) {
+      slot_ = &cache.Find(v);
       bits_ = bits;
-      valid_ = true;
     }
-    std::memcpy(p, text_, kRoom);  // a fixed-size copy: the end says how much is the text
-    return p + size_;
+    return slot_->Write(p);
   }
 
  private:
-  bool valid_ = false;
   uint64_t bits_ = 0;
-  size_t size_ = 0;
-  char text_[kRoom];  // DoubleTextCache::Write's 31 bytes
+  const DoubleTextCache::Slot* slot_ = nullptr;
 };
 
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
