@@ -5,6 +5,7 @@
 //   price, GPU price), one thread: a sample patches the model and solves (the target is >= 10^6
 //   samples/s on one core).
 // - BM_FitSamplesRun: the same through Run on 1 and 2 threads (percentile reduction excluded).
+// - BM_HardwareSamples: 200 samples with an uncertain HBM size, each a new reference-MFU table.
 // - BM_Workload405B: 10,000 samples of h100-dgx under 100 MW training Llama 3 405B (126 layers,
 //   hidden 16,384, 15T tokens) with three uncertain prices (electricity, GPU price, WACC), through
 //   Create and Summarize on 2 threads (target: under 2 s), the model built afresh each iteration so
@@ -72,6 +73,31 @@ void BM_FitSamplesRun(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * mc->samples());
 }
 BENCHMARK(BM_FitSamplesRun)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// 200 samples of h100-dgx under 50 MW with an uncertain HBM size, through Create and Summarize on
+// one thread, a new seed each iteration: every sample's hardware is new to the reference workload's
+// table (its key holds what the step model reads), so each costs the searches of the table entries
+// around its cluster size. What SearchMode::kBestOnly is for (`dcplan fit --samples=2000` of this:
+// 17.8 s before it, 0.9 s after).
+void BM_HardwareSamples(benchmark::State& state) {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  r.mutable_constraints()->set_power_cap_watts(50e6);
+  *r.add_uncertain() = ParseUncertain("hardware.accelerator.hbm_bytes=uniform(70e9, 90e9)").value();
+  r.mutable_monte_carlo()->set_samples(200);
+  MonteCarloOptions options;
+  options.threads = 1;
+  uint64_t seed = 1;
+  for (auto _ : state) {
+    r.mutable_monte_carlo()->set_seed(seed++);
+    auto mc = MonteCarloRun::Create(r);
+    if (!mc.ok()) return state.SkipWithError(mc.status().ToString().c_str());
+    auto d = mc->Summarize(options);
+    if (!d.ok()) return state.SkipWithError(d.status().ToString().c_str());
+    benchmark::DoNotOptimize(d->gpu_count().p50());
+  }
+  state.SetItemsProcessed(state.iterations() * 200);
+}
+BENCHMARK(BM_HardwareSamples)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Workload405B(benchmark::State& state) {
   PlanRequest r = LoadPreset("h100-dgx").value();
