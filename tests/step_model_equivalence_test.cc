@@ -8,6 +8,7 @@
 // EstimateLayerKernels, the one with EstimateGroupFigures too, and EstimateStepIfItFits (the
 // search's: its memory figures when the configuration does not fit, all of it when it does); and
 // the search's answer is the reference's estimate of the configuration it picked.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -17,6 +18,7 @@
 
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "planner/presets/models.h"
 #include "planner/presets/presets.h"
 #include "planner/presets/test_workloads.h"
 #include "planner/workload/parallelism_search.h"
@@ -465,6 +467,19 @@ TEST(StepModelEquivalence, TheBestOnlySearchFindsTheExhaustiveAnswer) {
       ASSERT_TRUE(google::protobuf::TextFormat::MergeFromString(fixed, &with));
       const WorkloadModel w = BuildWorkloadModel(with).value();
       for (int64_t gpus : {64, 4096}) compare(w, hw, gpus);
+    }
+  }
+  // The catalog's dense models (the reference workload among them) as the reference table
+  // searches them: the batch grows by 1,024 tokens a GPU beyond the published one.
+  for (const std::string& name : ModelNames()) {
+    const WorkloadModel base = BuildWorkloadModel(LoadModel(name).value()).value();
+    if (base.moe.enabled) continue;
+    for (const TrainingHardware& h : Hardwares()) {
+      for (int64_t gpus : {512, 16384, 65536}) {
+        WorkloadModel w = base;
+        w.global_batch = std::max(w.global_batch, gpus * 1024 / w.seq_len);
+        compare(w, h, gpus);
+      }
     }
   }
   for (const Workload& proto : MoeWorkloads()) {
