@@ -129,7 +129,9 @@ class Browser:
             return
 
     def open_page(self):
-        target = self.send('Target.createTarget', {'url': 'about:blank'}, session=False)
+        # The first answer waits for chromium to start: up to a minute when the whole test suite
+        # shares the two cores (15 s once timed out there).
+        target = self.send('Target.createTarget', {'url': 'about:blank'}, session=False, timeout=60)
         attached = self.send('Target.attachToTarget', {'targetId': target['targetId'], 'flatten': True},
                              session=False)
         self.session = attached['sessionId']
