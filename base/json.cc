@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -63,13 +64,98 @@ void AppendDoubleSlow(double v, std::string* out) {
   out->append(buffer, static_cast<size_t>(printed.ptr - buffer));
 }
 
+// %.{precision}g of a value whose significant digits (`n` of them, no trailing zeros) are
+// `digits` and whose decimal exponent is `exponent`: fixed notation for exponents in
+// [-4, precision), else d.ddde+XX. Returns the end of the text written at `t`.
+char* FormatG(bool negative, const char* digits, int n, int exponent, int precision, char* t) {
+  if (negative) *t++ = '-';
+  if (exponent >= -4 && exponent < precision) {
+    if (exponent < 0) {
+      *t++ = '0';
+      *t++ = '.';
+      for (int i = -1; i > exponent; --i) *t++ = '0';
+      for (int i = 0; i < n; ++i) *t++ = digits[i];
+    } else {
+      for (int i = 0; i <= exponent; ++i) *t++ = i < n ? digits[i] : '0';
+      if (n > exponent + 1) {
+        *t++ = '.';
+        for (int i = exponent + 1; i < n; ++i) *t++ = digits[i];
+      }
+    }
+  } else {
+    *t++ = digits[0];
+    if (n > 1) {
+      *t++ = '.';
+      for (int i = 1; i < n; ++i) *t++ = digits[i];
+    }
+    *t++ = 'e';
+    *t++ = exponent < 0 ? '-' : '+';
+    const int e = exponent < 0 ? -exponent : exponent;
+    if (e >= 100) *t++ = static_cast<char>('0' + e / 100);
+    *t++ = static_cast<char>('0' + e / 10 % 10);
+    *t++ = static_cast<char>('0' + e % 10);
+  }
+  return t;
+}
+
+// %.17g of a normal, finite v in [10^exponent, 10^(exponent + 1)), computed exactly in 128-bit
+// integers: v = m 2^q, and its 17 significant digits are v 10^(16 - exponent) rounded to an
+// integer, ties to even, as printf rounds (v's exact value is what is rounded). Covers
+// 10^-6 <= |v| < 2^127; returns null outside (or on anything unexpected), for the slow path.
+char* Precision17(double v, int exponent, char* t) {
+  using u128 = unsigned __int128;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased == 0 || biased == 0x7ff) return nullptr;
+  const uint64_t m = (bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+  const int q = biased - 1075;
+  const int k = 16 - exponent;  // the power of ten that brings the 17th digit to the units
+  u128 pow10 = 1;
+  for (int i = 0; i < (k < 0 ? -k : k); ++i) pow10 *= 10;
+  u128 r;
+  if (q >= 0) {
+    if (q > 74) return nullptr;  // beyond 2^127
+    const u128 whole = static_cast<u128>(m) << q;
+    if (k >= 0) {
+      r = whole * pow10;  // below 10^17: exact
+    } else {
+      if (-k > 38) return nullptr;
+      r = whole / pow10;
+      const u128 rem = whole - r * pow10;
+      if (2 * rem > pow10 || (2 * rem == pow10 && (r & 1) != 0)) ++r;
+    }
+  } else {
+    const int shift = -q;
+    if (k > 22 || k < 0 || shift > 127) return nullptr;  // m 10^k must fit in 128 bits
+    const u128 n = static_cast<u128>(m) * pow10;
+    r = n >> shift;
+    const u128 rem = n - (r << shift);
+    const u128 half = static_cast<u128>(1) << (shift - 1);
+    if (rem > half || (rem == half && (r & 1) != 0)) ++r;
+  }
+  constexpr uint64_t kLow = 10000000000000000ULL;  // 10^16
+  if (r == static_cast<u128>(kLow) * 10) {         // rounded up to 10^17: one more digit place
+    r = kLow;
+    ++exponent;
+  }
+  if (r < kLow || r >= static_cast<u128>(kLow) * 10) return nullptr;
+  char digits[17];
+  uint64_t d = static_cast<uint64_t>(r);
+  for (int i = 16; i >= 0; --i, d /= 10) digits[i] = static_cast<char>('0' + d % 10);
+  int n = 17;
+  while (n > 1 && digits[n - 1] == '0') --n;  // %g drops trailing zeros
+  return FormatG(v < 0, digits, n, exponent, 17, t);
+}
+
 }  // namespace
 
 // protobuf's SimpleDtoa: the shortest of %.15g and %.17g that reads back exactly. Without printing
 // twice and reading back: the shortest digits that read back (std::to_chars, Ryu) have 15 or fewer
 // exactly when %.15g reads back, and then %.15g prints those very digits (a normal double's
 // half-ulp is under half a unit of the 15th digit, so rounding its exact value to 15 digits lands
-// on them). Subnormals, where that argument fails, take the slow way.
+// on them). Otherwise %.17g, rounded exactly in 128-bit integers where they reach (Precision17).
+// Subnormals, where that argument fails, take the slow way.
 void AppendProtobufJsonDouble(double v, std::string* out) {
   if (std::isnan(v)) {
     out->append("\"NaN\"");
@@ -98,45 +184,20 @@ void AppendProtobufJsonDouble(double v, std::string* out) {
   }
   int exponent = 0;
   std::from_chars(p + (p[1] == '+' ? 2 : 1), printed.ptr, exponent);
+  char text[48];
   if (n > 15) {
-    char buffer[40];
-    const auto wide =
-        std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
-    out->append(buffer, static_cast<size_t>(wide.ptr - buffer));
+    // 16 or 17 shortest digits: 10^exponent <= |v| < 10^(exponent + 1) (a value nearer a power of
+    // ten would have a shorter form), which Precision17 needs.
+    char* end = Precision17(v, exponent, text);
+    if (end == nullptr) {
+      end = std::to_chars(text, text + sizeof(text), v, std::chars_format::general, 17).ptr;
+    }
+    out->append(text, static_cast<size_t>(end - text));
     return;
   }
-  // %.15g of those digits: fixed notation for exponents in [-4, 15), else d.ddde+XX; trailing
-  // zeros dropped (the shortest digits have none).
-  char text[48];
-  char* t = text;
-  if (negative) *t++ = '-';
-  if (exponent >= -4 && exponent < 15) {
-    if (exponent < 0) {
-      *t++ = '0';
-      *t++ = '.';
-      for (int i = -1; i > exponent; --i) *t++ = '0';
-      for (int i = 0; i < n; ++i) *t++ = digits[i];
-    } else {
-      for (int i = 0; i <= exponent; ++i) *t++ = i < n ? digits[i] : '0';
-      if (n > exponent + 1) {
-        *t++ = '.';
-        for (int i = exponent + 1; i < n; ++i) *t++ = digits[i];
-      }
-    }
-  } else {
-    *t++ = digits[0];
-    if (n > 1) {
-      *t++ = '.';
-      for (int i = 1; i < n; ++i) *t++ = digits[i];
-    }
-    *t++ = 'e';
-    *t++ = exponent < 0 ? '-' : '+';
-    const int e = exponent < 0 ? -exponent : exponent;
-    if (e >= 100) *t++ = static_cast<char>('0' + e / 100);
-    *t++ = static_cast<char>('0' + e / 10 % 10);
-    *t++ = static_cast<char>('0' + e % 10);
-  }
-  out->append(text, static_cast<size_t>(t - text));
+  // %.15g of those digits; trailing zeros dropped (the shortest digits have none).
+  char* end = FormatG(negative, digits, n, exponent, 15, text);
+  out->append(text, static_cast<size_t>(end - text));
 }
 
 bool AppendProtobufJsonString(absl::string_view text, std::string* out) {

@@ -1,5 +1,10 @@
 #include "base/json.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ios>
 #include <random>
 #include <string>
 
@@ -79,6 +84,61 @@ TEST(SkipPlainJson, StopsAtTheFirstByteThatNeedsEscapingOrIsNotAscii) {
       }
     }
   }
+}
+
+// protobuf's SimpleDtoa, as it is written: %.15g if that reads back exactly, else %.17g (glibc's
+// printf, which rounds the exact value, ties to even).
+std::string SimpleDtoa(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.15g", v);
+  if (std::strtod(buffer, nullptr) != v) std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+  return buffer;
+}
+
+std::string Printed(double v) {
+  std::string out;
+  AppendProtobufJsonDouble(v, &out);
+  return out;
+}
+
+// The 16- and 17-digit values AppendProtobufJsonDouble rounds to 17 digits itself (Precision17, in
+// 128-bit integers) against printf, which rounds the exact value: random values at every scale it
+// covers and beyond (10^-8 .. 10^40, both signs), whole numbers up to 2^130, and the ties: a value
+// m / 2^(k+1) with m odd has 17 digits and a half exactly, which must round to the even digit
+// (1000000000000000.25 prints 1000000000000000.2).
+TEST(AppendProtobufJsonDouble, RoundsSeventeenDigitsAsPrintfDoes) {
+  EXPECT_EQ(Printed(1000000000000000.25), "1000000000000000.2");
+  EXPECT_EQ(Printed(1000000000000000.75), "1000000000000000.8");
+  EXPECT_EQ(Printed(1.0 / 3.0), "0.33333333333333331");
+  EXPECT_EQ(Printed(-2.0 / 3.0), "-0.66666666666666663");
+  std::mt19937_64 rng(17);
+  int compared = 0;
+  for (int i = 0; i < 600000; ++i) {
+    double v;
+    switch (i % 3) {
+      case 0: {  // uniform in log scale over 10^-8 .. 10^40
+        const double e = -8.0 + 48.0 * static_cast<double>(rng() >> 11) * 0x1p-53;
+        v = std::pow(10.0, e) * (1.0 + static_cast<double>(rng() >> 11) * 0x1p-53);
+        break;
+      }
+      case 1: {  // a tie: m odd over 2^(k+1), in [10^(16-k), 10^(17-k))
+        const int k = 1 + static_cast<int>(rng() % 22);
+        const double lo = std::ldexp(std::pow(10.0, 16 - k), k + 1);
+        const double hi = std::min(std::ldexp(std::pow(10.0, 17 - k), k + 1), 0x1p53);
+        double m = std::floor(lo + (hi - lo) * static_cast<double>(rng() >> 11) * 0x1p-53);
+        if (std::fmod(m, 2.0) == 0) m += 1;
+        v = std::ldexp(m, -(k + 1));
+        break;
+      }
+      default:  // whole numbers m 2^q, up to 2^130
+        v = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 78));
+        break;
+    }
+    if (rng() & 1) v = -v;
+    ASSERT_EQ(Printed(v), SimpleDtoa(v)) << std::hexfloat << v;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 600000);
 }
 
 }  // namespace
