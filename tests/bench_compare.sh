@@ -100,7 +100,8 @@ for round in $(seq "$rounds"); do
   for side in old new; do
     dir="$old_dir"
     [[ "$side" == new ]] && dir="$new_dir"
-    for b in solver_benchmark parallelism_search_benchmark sweep_benchmark serve_benchmark; do
+    for b in solver_benchmark parallelism_search_benchmark sweep_benchmark serve_benchmark \
+      reference_mfu_benchmark monte_carlo_benchmark; do
       [[ -x "$dir/$b" ]] || continue
       args=(--benchmark_repetitions="$repetitions" --benchmark_format=json
         --benchmark_out="$work/$side-$b-$round.json" --benchmark_out_format=json)
