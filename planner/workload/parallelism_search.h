@@ -40,10 +40,12 @@
 // multiplies (AddExpertKernels) are worked out once per (tp, cp, micro-batch, ep) in the kernels.
 // SearchMode::kBestOnly (for callers that read only the answer) also skips what cannot beat the
 // best found: a (tp, cp, pp, dp), and inside it a (recomputation, virtual stages), whose step has a
-// lower bound, (m + (pp - 1) / v) x (layers x the layer's least time + the output layer) / pp over
-// the micro-batches tried, no shorter than the best step. It evaluates about one configuration in
-// eight of the full search's (tests/step_model_equivalence_test holds its answers to the full
-// search's on every preset).
+// lower bound no shorter than the best step. The bound, (batch / dp x S_min per sequence + (pp - 1)
+// / v x S_min) / pp, with S the stage's layers' multiplies, attention core and memory-bound time
+// plus the output layer over the micro-batches tried, is the sum of parts of EstimateStep's step
+// that are each at least that (parallelism_search.cc, ShapeBound). It evaluates about one
+// configuration in seven of the full search's (tests/step_model_equivalence_test holds its answers
+// to the full search's, bit for bit, on every preset).
 //
 // Example:
 //   DCPLAN_ASSIGN_OR_RETURN(SearchResult best, SearchParallelism(workload, hardware, 8192));
