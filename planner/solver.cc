@@ -177,8 +177,7 @@ class ServerSearch {
   // where each cap's use reaches 1.
   double Guess() const {
     double g = std::numeric_limits<double>::infinity();
-    auto cap = [&](bool has, units::Ratio use_now, units::Ratio use_before) {
-      if (!has) return;
+    auto cap = [&](units::Ratio use_now, units::Ratio use_before) {
       const double now = units::InFraction(use_now), before = units::InFraction(use_before);
       if (previous_.n >= 0 && previous_.n != last_.n && now != before) {
         // Secant through the last two probes.
@@ -189,14 +188,14 @@ class ServerSearch {
       }
     };
     if (m_.caps.has_power_cap) {
-      cap(true, last_.power / m_.caps.power_cap, previous_.power / m_.caps.power_cap);
+      cap(last_.power / m_.caps.power_cap, previous_.power / m_.caps.power_cap);
     }
     if (m_.site.has_substation) {
-      cap(true, last_.substation / m_.site.substation_capacity,
+      cap(last_.substation / m_.site.substation_capacity,
           previous_.substation / m_.site.substation_capacity);
     }
     if (m_.caps.has_budget) {
-      cap(true, last_.budget / m_.caps.budget, previous_.budget / m_.caps.budget);
+      cap(last_.budget / m_.caps.budget, previous_.budget / m_.caps.budget);
     }
     if (!std::isfinite(g)) return D(high_);
     return std::floor(g);

@@ -113,8 +113,9 @@ class DoubleText {
   char* Write(double v, DoubleTextCache& cache, char* p) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
-    // The last value's slot still holds it unless another value hashed to it since.
-    if (slot_ == nullptr || bits != bits_ || slot_->bits != bits || slot_->size == 0) {
+    // The last value's slot still holds it unless another value hashed to it since (a slot, once
+    // filled, is never empty again).
+    if (slot_ == nullptr || bits != bits_ || slot_->bits != bits) {
       slot_ = &cache.Find(v);
       bits_ = bits;
     }

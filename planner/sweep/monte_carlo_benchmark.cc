@@ -40,6 +40,14 @@ PlanRequest H100Uncertain(double power_watts, uint64_t samples) {
   return r;
 }
 
+// A run made from `r` and summarized: what a request with uncertain inputs costs from scratch.
+absl::StatusOr<Distributions> CreateAndSummarize(const PlanRequest& r,
+                                                 const MonteCarloOptions& options) {
+  absl::StatusOr<MonteCarloRun> mc = MonteCarloRun::Create(r);
+  if (!mc.ok()) return mc.status();
+  return mc->Summarize(options);
+}
+
 void BM_FitSamples(benchmark::State& state) {
   static const MonteCarloRun* mc =
       new MonteCarloRun(MonteCarloRun::Create(H100Uncertain(50e6, 1 << 19)).value());
@@ -89,9 +97,7 @@ void BM_HardwareSamples(benchmark::State& state) {
   static uint64_t seed = 1;  // across repetitions too: every sample a new table
   for (auto _ : state) {
     r.mutable_monte_carlo()->set_seed(seed++);
-    auto mc = MonteCarloRun::Create(r);
-    if (!mc.ok()) return state.SkipWithError(mc.status().ToString().c_str());
-    auto d = mc->Summarize(options);
+    auto d = CreateAndSummarize(r, options);
     if (!d.ok()) return state.SkipWithError(d.status().ToString().c_str());
     benchmark::DoNotOptimize(d->gpu_count().p50());
   }
@@ -116,9 +122,7 @@ void BM_Workload405B(benchmark::State& state) {
   MonteCarloOptions options;
   options.threads = 2;
   for (auto _ : state) {
-    auto mc = MonteCarloRun::Create(r);
-    if (!mc.ok()) return state.SkipWithError(mc.status().ToString().c_str());
-    auto d = mc->Summarize(options);
+    auto d = CreateAndSummarize(r, options);
     if (!d.ok()) return state.SkipWithError(d.status().ToString().c_str());
     benchmark::DoNotOptimize(d->time_to_train_seconds().p50());
   }

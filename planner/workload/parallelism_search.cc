@@ -281,6 +281,21 @@ inline bool Evaluate(const WorkloadModel& w, const TrainingHardware& hw, int64_t
   return true;
 }
 
+// The micro-batches SearchMicroBatches tries, b_first x 2^i up to b_last (the fixed one alone when
+// the workload fixes it; per_rank: sequences per replica), and the most virtual stages it tries for
+// pp stages; ShapeBound bounds exactly those.
+inline int64_t FirstMicroBatch(const WorkloadModel& w) {
+  return w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
+}
+inline int64_t LastMicroBatch(const WorkloadModel& w, int64_t per_rank) {
+  return w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+}
+inline int64_t MostVirtualStages(const WorkloadModel& w, int64_t pp) {
+  return w.fixed_virtual_stages > 0
+             ? w.fixed_virtual_stages
+             : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+}
+
 // The recomputation modes as the step's layer time sees them: none and partial (whose reruns come
 // after, in AddRerun) run one forward and keep their memory-bound time; selective and full
 // recomputation rerun the attention core, and full the multiplies too.
@@ -310,8 +325,8 @@ struct ShapeBound {
     pp = shape.pp;
     batch_per_replica = static_cast<double>(w.global_batch) / static_cast<double>(shape.dp);
     const int64_t per_rank = CeilDiv(w.global_batch, shape.dp);
-    const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
-    const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+    const int64_t b_first = FirstMicroBatch(w);
+    const int64_t b_last = LastMicroBatch(w, per_rank);
     // b_first x 2^j <= b_last; with interleaving also ceil(per_rank / b) >= pp, that is
     // (pp - 1) b < per_rank (SearchMicroBatches stops at the first b that leaves fewer).
     const auto count = [&](int64_t last) {
@@ -390,10 +405,7 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
       // selective recomputation.
       continue;
     }
-    const int64_t v_max =
-        w.fixed_virtual_stages > 0
-            ? w.fixed_virtual_stages
-            : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+    const int64_t v_max = MostVirtualStages(w, pp);
     for (int64_t v = 1; v <= v_max; ++v) {
       if (w.fixed_virtual_stages > 0 && v != w.fixed_virtual_stages) continue;
       // Interleaving tries only the micro-batches that leave at least pp of them (below).
@@ -403,8 +415,8 @@ inline void SearchMicroBatches(const WorkloadModel& w, const TrainingHardware& h
               st)) {
         continue;
       }
-      const int64_t b_first = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : 1;
-      const int64_t b_last = w.fixed_micro_batch > 0 ? w.fixed_micro_batch : per_rank;
+      const int64_t b_first = FirstMicroBatch(w);
+      const int64_t b_last = LastMicroBatch(w, per_rank);
       int base_fit = 0;  // micro-batches b_first x 2^i, i < base_fit, the base stage handled
       // Under partial recomputation, the micro-batches whose base-stage estimate recomputed no
       // layer: ZeRO-3 cannot recompute fewer, so it is not faster there either.
@@ -467,10 +479,7 @@ inline void SearchDataParallel(const WorkloadModel& w, const TrainingHardware& h
       bound.Prepare(w, hw, shape, st);
       if (st.have) {
         // Every v up to v_max, every micro-batch (as v = 1 tries them), every class.
-        const int64_t v_max =
-            w.fixed_virtual_stages > 0
-                ? w.fixed_virtual_stages
-                : std::min<int64_t>(kMaxVirtualStages, MaxVirtualStages(w.layers, pp));
+        const int64_t v_max = MostVirtualStages(w, pp);
         units::Time least = bound.At(st, /*every_v=*/true, v_max, 0);
         for (int r = 1; r < 3; ++r)
           least = std::min(least, bound.At(st, /*every_v=*/true, v_max, r));
