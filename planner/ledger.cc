@@ -14,6 +14,7 @@
 #include "planner/cluster.h"
 #include "planner/defaults.h"
 #include "planner/request_edit.h"
+#include "planner/validate.h"
 #include "units/format.h"
 #include "units/units.h"
 
@@ -255,6 +256,18 @@ double ObjectiveFor(const PlanRequest& request) {
   return Objective(*model, solution->eval);
 }
 
+// ObjectiveFor a request that passed ValidateRequest before the fields in `sections` moved: only
+// the checks that read those sections run again (ValidAfterMove), the model is built and solved
+// into storage a thread keeps.
+double ObjectiveForMoved(const PlanRequest& request, unsigned sections) {
+  if (!ValidAfterMove(request, sections)) return std::nan("");
+  auto model = BuildValidatedModel(request);
+  if (!model.ok()) return std::nan("");
+  static thread_local Solution solution;
+  if (!SolveInto(*model, -1, &solution).ok()) return std::nan("");
+  return Objective(*model, solution.eval);
+}
+
 // The enum value an influence test switches to, or -1 for enums that have no natural other.
 int OtherEnumValue(absl::string_view path, int value) {
   if (path == "site.cooling")
@@ -271,7 +284,10 @@ int OtherEnumValue(absl::string_view path, int value) {
 // and presence, and any message the path had to create), which costs nothing next to copying a
 // request of ~100 fields for each of a plan's ~25 moves. A path through a oneof member that is
 // absent would unset its sibling: those moves solve a copy instead.
-double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v) {
+//
+// `valid` says that `request` passes ValidateRequest as it is: a move then re-checks only the
+// moved field's section.
+double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v, bool valid) {
   Message* msg = request;
   Message* created_in = nullptr;  // the message where the path's first absent message was created
   const FieldDescriptor* created = nullptr;
@@ -299,7 +315,11 @@ double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v) {
     return ObjectiveFor(changed);
   }
   const bool was_present = !leaf->has_presence() || msg->GetReflection()->HasField(*msg, leaf);
-  const double moved = SetNumberIn(field, v, msg).ok() ? ObjectiveFor(*request) : std::nan("");
+  double moved = std::nan("");
+  if (SetNumberIn(field, v, msg).ok()) {
+    moved = valid ? ObjectiveForMoved(*request, RequestSectionOf(field.path))
+                  : ObjectiveFor(*request);
+  }
   if (created != nullptr) {
     created_in->GetReflection()->ClearField(created_in, created);
   } else if (was_present) {
@@ -312,7 +332,8 @@ double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v) {
 
 // The relative change of the objective when `field` moves (+10% of a number, then -10% if that is
 // invalid; the other value of an enum), or 0 when it cannot move.
-double Influence(PlanRequest* request, const FieldRef& field, double value, double base) {
+double Influence(PlanRequest* request, const FieldRef& field, double value, double base,
+                 bool valid) {
   if (!(base > 0)) return 0;
   const FieldDescriptor* f = field.leaf();
   if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
@@ -335,7 +356,7 @@ double Influence(PlanRequest* request, const FieldRef& field, double value, doub
     if (integer)
       v = std::max(1.0, std::round(v)) == value ? value + (factor > 1 ? 1 : -1)
                                                 : std::max(1.0, std::round(v));
-    const double moved = ObjectiveWith(request, field, v);
+    const double moved = ObjectiveWith(request, field, v, valid);
     if (std::isfinite(moved)) return std::fabs(moved - base) / base;
   }
   return 0;
@@ -405,6 +426,8 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     moved = &facility_only;
     base = ObjectiveFor(facility_only);
   }
+  // The moves re-check only what they move when the request they move passes as it is.
+  const bool moved_valid = influence && ValidateRequest(*moved).ok();
   const SourceIndex sources(request);
   const std::vector<LedgerField>& fields = LedgerFields();
   // Each message holding ledger fields looked up once (~20 of them for ~150 fields).
@@ -456,7 +479,7 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     if ((l.mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) || money_only) {
       if (influence) a->set_influence(0);
     } else if (influence && !(request.has_workload() && workload_field)) {
-      a->set_influence(Influence(moved, field, value, base));
+      a->set_influence(Influence(moved, field, value, base, moved_valid));
     }
   }
   // Most influential first; ties keep the schema's order. The pointers move, not the entries.

@@ -288,6 +288,10 @@ absl::StatusOr<CapsModel> BuildCapsModel(const Constraints& caps, const SiteMode
 
 absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
   DCPLAN_RETURN_IF_ERROR(ValidateRequest(request));
+  return BuildValidatedModel(request);
+}
+
+absl::StatusOr<Model> BuildValidatedModel(const PlanRequest& request) {
   Model m;
   m.name = request.name();
   const Provisioning& provisioning = request.site().provisioning();

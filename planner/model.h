@@ -218,6 +218,11 @@ absl::StatusOr<CapsModel> BuildCapsModel(const Constraints& constraints, const S
 // its power limit, a building that cannot hold one pod).
 absl::StatusOr<Model> BuildModel(const PlanRequest& request);
 
+// BuildModel without the validation, for a request known to pass it (the ledger's moves check
+// only the sections they change, planner/validate.h ValidAfterMove). An invalid request here is a
+// caller's bug: the model may then hold anything.
+absl::StatusOr<Model> BuildValidatedModel(const PlanRequest& request);
+
 // One of BuildModel's checks that the parts fit together, for callers that patch a model instead
 // of rebuilding it (sweeps): a power cap in watts is meaningless when the cap is measured at the
 // substation (whose rating is then the cap). FailedPrecondition naming both fields.

@@ -777,18 +777,41 @@ absl::Status AttachLeadingPath(absl::Status status) {
   return WithFieldPath(std::move(status), path);
 }
 
-absl::Status ValidateRequestFields(const PlanRequest& request) {
-  DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
-  DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), request.site(), "hardware"));
-  DCPLAN_RETURN_IF_ERROR(
-      ValidateCalibration(request.hardware().calibration(), "hardware.calibration"));
-  DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
-  DCPLAN_RETURN_IF_ERROR(ValidateCoolingFitsHardware(request.hardware(), request.site()));
-  DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
-  DCPLAN_RETURN_IF_ERROR(ValidateConstraints(request.constraints(), request.site(), "constraints"));
-  DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
-  DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
-  if (request.hardware().accelerator().power_limit_auto() &&
+// The parts of a request a check reads (RequestSection bits, planner/validate.h).
+constexpr unsigned kHardware = kRequestHardware;
+constexpr unsigned kSite = kRequestSite;
+constexpr unsigned kEfficiency = kRequestEfficiency;
+constexpr unsigned kConstraints = kRequestConstraints;
+constexpr unsigned kCosts = kRequestCosts;
+constexpr unsigned kWorkload = kRequestWorkload;
+constexpr unsigned kRest = kRequestRest;
+
+// Every check, in field order; each runs when `sections` holds a part it reads (all of them for
+// ValidateRequest). A check reads only the messages it is handed, so its reads are its arguments.
+absl::Status ValidateRequestFields(const PlanRequest& request, unsigned sections = kRequestAll) {
+  auto reads = [sections](unsigned parts) { return (sections & parts) != 0; };
+  if (reads(kRest)) DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
+  if (reads(kHardware | kSite)) {
+    DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), request.site(), "hardware"));
+  }
+  if (reads(kHardware)) {
+    DCPLAN_RETURN_IF_ERROR(
+        ValidateCalibration(request.hardware().calibration(), "hardware.calibration"));
+  }
+  if (reads(kSite)) DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
+  if (reads(kHardware | kSite)) {
+    DCPLAN_RETURN_IF_ERROR(ValidateCoolingFitsHardware(request.hardware(), request.site()));
+  }
+  if (reads(kEfficiency)) {
+    DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
+  }
+  if (reads(kConstraints | kSite)) {
+    DCPLAN_RETURN_IF_ERROR(
+        ValidateConstraints(request.constraints(), request.site(), "constraints"));
+  }
+  if (reads(kCosts)) DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
+  if (reads(kConstraints | kCosts)) DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
+  if (reads(kHardware | kConstraints) && request.hardware().accelerator().power_limit_auto() &&
       request.constraints().objective() != OBJECTIVE_MAX_REALIZED_COMPUTE) {
     return WithFieldPath(
         absl::FailedPreconditionError(absl::StrCat(
@@ -799,15 +822,19 @@ absl::Status ValidateRequestFields(const PlanRequest& request) {
         "hardware.accelerator.power_limit_auto");
   }
   if (request.has_workload()) {
-    DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
-    DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
-    DCPLAN_RETURN_IF_ERROR(ValidatePrecisionOnHardware(request.workload(), request.hardware(),
-                                                       "workload", "hardware"));
-  } else if (request.efficiency().has_reference_workload()) {
+    if (reads(kWorkload)) DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
+    if (reads(kWorkload | kHardware)) {
+      DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
+      DCPLAN_RETURN_IF_ERROR(ValidatePrecisionOnHardware(request.workload(), request.hardware(),
+                                                         "workload", "hardware"));
+    }
+  } else if (request.efficiency().has_reference_workload() &&
+             reads(kWorkload | kEfficiency | kHardware)) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
   }
-  DCPLAN_RETURN_IF_ERROR(ValidateSources(request));
-  return ValidateNothingIgnored(request);
+  if (reads(kRest)) DCPLAN_RETURN_IF_ERROR(ValidateSources(request));
+  if (reads(kHardware | kSite | kConstraints | kCosts)) return ValidateNothingIgnored(request);
+  return absl::OkStatus();
 }
 
 // PlanRequest.uncertain and monte_carlo (proto/uncertainty.proto): each entry's distribution
@@ -889,6 +916,23 @@ absl::Status ValidateRequest(const PlanRequest& request) {
   absl::Status status = ValidateRequestFields(request);
   if (status.ok()) status = ValidateUncertainInputs(request);
   return AttachLeadingPath(std::move(status));
+}
+
+unsigned RequestSectionOf(absl::string_view path) {
+  const absl::string_view top = path.substr(0, path.find('.'));
+  if (top == "hardware") return kRequestHardware;
+  if (top == "site") return kRequestSite;
+  if (top == "efficiency") return kRequestEfficiency;
+  if (top == "constraints") return kRequestConstraints;
+  if (top == "costs") return kRequestCosts;
+  if (top == "workload") return kRequestWorkload;
+  return kRequestRest;
+}
+
+bool ValidAfterMove(const PlanRequest& moved, unsigned sections) {
+  // The uncertain inputs are checked against the whole request: a move cannot be narrowed there.
+  if (moved.uncertain_size() > 0 || moved.has_monte_carlo()) return ValidateRequest(moved).ok();
+  return ValidateRequestFields(moved, sections).ok();
 }
 
 }  // namespace dcplan

@@ -1,13 +1,17 @@
 #include "planner/validate.h"
 
+#include <cmath>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "planner/presets/presets.h"
+#include "planner/request_edit.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {
@@ -652,6 +656,62 @@ TEST(ValidateRequest, RejectsATableOfMoreThanTenThousandPoints) {
               StatusIs(absl::StatusCode::kOutOfRange,
                        HasSubstr("efficiency.table.points must have at most 10000 points, got "
                                  "10001")));
+}
+
+// ValidAfterMove gives ValidateRequest's verdict on every move of one number in a valid request:
+// each preset (and variants that switch on the checks that read several sections: air cooling,
+// measured provisioning, a TCO budget, the compute objective), every numeric field the schema
+// has, moved to values on both sides of its bounds. ValidateRequest is the reference; the moves
+// that fail must be many, or the comparison proves nothing.
+TEST(ValidAfterMove, AgreesWithValidateRequestOnEveryMove) {
+  std::vector<PlanRequest> bases;
+  for (const std::string& preset : PresetNames()) {
+    PlanRequest r = LoadPreset(preset).value();
+    bases.push_back(r);
+    PlanRequest v = r;
+    v.mutable_site()->set_cooling(COOLING_AIR);
+    v.mutable_site()->clear_pue();
+    v.mutable_site()->clear_annual_pue();
+    v.mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_MEASURED);
+    v.mutable_constraints()->set_budget_usd(5e9);
+    v.mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
+    v.mutable_costs()->set_horizon_years(4);
+    v.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
+    if (ValidateRequest(v).ok()) bases.push_back(v);
+  }
+  int moves = 0;
+  int invalid = 0;
+  for (const PlanRequest& base : bases) {
+    ASSERT_THAT(ValidateRequest(base), IsOk()) << base.name();
+    for (const std::string& path : AllScalarPaths()) {
+      const FieldRef* field = FindScalarField(path);
+      if (field == nullptr || !field->numeric() || field->leaf()->is_repeated()) continue;
+      const double value = GetNumber(base, *field);
+      for (double v : {value * 1.1, value * 0.9, value + 1, value - 1, 0.0, -1.0, 0.5, 2.0, 1e-9,
+                       1e9, 1e300, std::nan("")}) {
+        PlanRequest moved = base;
+        if (!SetNumber(*field, v, &moved).ok()) continue;
+        const bool valid = ValidateRequest(moved).ok();
+        EXPECT_EQ(ValidAfterMove(moved, RequestSectionOf(path)), valid)
+            << base.name() << ": " << path << " = " << v;
+        ++moves;
+        invalid += valid ? 0 : 1;
+      }
+    }
+  }
+  EXPECT_GT(moves, 10000);
+  EXPECT_GT(invalid, moves / 10);
+}
+
+// The section of a path is its first name; anything outside the five parts is the rest.
+TEST(RequestSectionOf, NamesTheTopLevelMessage) {
+  EXPECT_EQ(RequestSectionOf("site.substation.power_factor"), kRequestSite);
+  EXPECT_EQ(RequestSectionOf("hardware.accelerator.tdp_watts"), kRequestHardware);
+  EXPECT_EQ(RequestSectionOf("costs.wacc"), kRequestCosts);
+  EXPECT_EQ(RequestSectionOf("constraints.power_cap_watts"), kRequestConstraints);
+  EXPECT_EQ(RequestSectionOf("efficiency.constant.mfu"), kRequestEfficiency);
+  EXPECT_EQ(RequestSectionOf("workload.layers"), kRequestWorkload);
+  EXPECT_EQ(RequestSectionOf("schema_version"), kRequestRest);
 }
 
 }  // namespace
