@@ -256,16 +256,27 @@ double ObjectiveFor(const PlanRequest& request) {
   return Objective(*model, solution->eval);
 }
 
-// ObjectiveFor a request that passed ValidateRequest before the fields in `sections` moved: only
-// the checks that read those sections run again (ValidAfterMove), the model is built and solved
-// into storage a thread keeps.
-double ObjectiveForMoved(const PlanRequest& request, unsigned sections) {
+// The request the moves change, its model and whether it passes ValidateRequest as it is (then a
+// move re-checks and rebuilds only the section it changes).
+struct MoveBase {
+  PlanRequest* request;
+  const Model* model;  // BuildValidatedModel(*request) when valid
+  bool valid;
+};
+
+// ObjectiveFor `base.request`, which passed ValidateRequest before the fields in `sections` moved:
+// only the checks that read those sections run again (ValidAfterMove) and only the parts of the
+// model that read them are built again (RebuildModel), into storage a thread keeps.
+// `request` is *base.request moved, or a copy of it moved.
+double ObjectiveForMoved(const PlanRequest& request, const MoveBase& base, unsigned sections) {
+  if (!base.valid) return ObjectiveFor(request);
   if (!ValidAfterMove(request, sections)) return std::nan("");
-  auto model = BuildValidatedModel(request);
-  if (!model.ok()) return std::nan("");
+  static thread_local Model model;
+  model = *base.model;
+  if (!RebuildModel(request, sections, &model).ok()) return std::nan("");
   static thread_local Solution solution;
-  if (!SolveInto(*model, -1, &solution).ok()) return std::nan("");
-  return Objective(*model, solution.eval);
+  if (!SolveInto(model, -1, &solution).ok()) return std::nan("");
+  return Objective(model, solution.eval);
 }
 
 // The enum value an influence test switches to, or -1 for enums that have no natural other.
@@ -285,9 +296,8 @@ int OtherEnumValue(absl::string_view path, int value) {
 // request of ~100 fields for each of a plan's ~25 moves. A path through a oneof member that is
 // absent would unset its sibling: those moves solve a copy instead.
 //
-// `valid` says that `request` passes ValidateRequest as it is: a move then re-checks only the
-// moved field's section.
-double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v, bool valid) {
+double ObjectiveWith(const MoveBase& base, const FieldRef& field, double v) {
+  PlanRequest* request = base.request;
   Message* msg = request;
   Message* created_in = nullptr;  // the message where the path's first absent message was created
   const FieldDescriptor* created = nullptr;
@@ -317,8 +327,7 @@ double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v, bool
   const bool was_present = !leaf->has_presence() || msg->GetReflection()->HasField(*msg, leaf);
   double moved = std::nan("");
   if (SetNumberIn(field, v, msg).ok()) {
-    moved = valid ? ObjectiveForMoved(*request, RequestSectionOf(field.path))
-                  : ObjectiveFor(*request);
+    moved = ObjectiveForMoved(*request, base, RequestSectionOf(field.path));
   }
   if (created != nullptr) {
     created_in->GetReflection()->ClearField(created_in, created);
@@ -332,9 +341,9 @@ double ObjectiveWith(PlanRequest* request, const FieldRef& field, double v, bool
 
 // The relative change of the objective when `field` moves (+10% of a number, then -10% if that is
 // invalid; the other value of an enum), or 0 when it cannot move.
-double Influence(PlanRequest* request, const FieldRef& field, double value, double base,
-                 bool valid) {
+double Influence(const MoveBase& moves, const FieldRef& field, double value, double base) {
   if (!(base > 0)) return 0;
+  PlanRequest* request = moves.request;
   const FieldDescriptor* f = field.leaf();
   if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
     const int other = OtherEnumValue(field.path, static_cast<int>(value));
@@ -345,7 +354,10 @@ double Influence(PlanRequest* request, const FieldRef& field, double value, doub
     // Through SetField, so that a new cooling type brings its own PUEs as it would for a user.
     auto* e = f->enum_type()->FindValueByNumber(other);
     if (e == nullptr || !SetField(field, e->name(), "influence", &changed).ok()) return 0;
-    const double moved = ObjectiveFor(changed);
+    // SetField changes fields of the path's own section (site.cooling clears both PUEs) and
+    // records a source.
+    const double moved =
+        ObjectiveForMoved(changed, moves, RequestSectionOf(field.path) | kRequestRest);
     return std::isfinite(moved) ? std::fabs(moved - base) / base : 0;
   }
   if (!field.numeric() || value == 0) return 0;
@@ -356,7 +368,7 @@ double Influence(PlanRequest* request, const FieldRef& field, double value, doub
     if (integer)
       v = std::max(1.0, std::round(v)) == value ? value + (factor > 1 ? 1 : -1)
                                                 : std::max(1.0, std::round(v));
-    const double moved = ObjectiveWith(request, field, v, valid);
+    const double moved = ObjectiveWith(moves, field, v);
     if (std::isfinite(moved)) return std::fabs(moved - base) / base;
   }
   return 0;
@@ -394,6 +406,39 @@ void SetOrigin(const SourceIndex& sources, const std::string& path, bool in_work
   a->set_source("the request");
 }
 
+// `to` = `from` without its sources and workload, which no move reads (a workload's moves hold
+// MFU at the plan's). Copying the ~40 cited strings only to clear them was a tenth of a plan.
+void CopyAllButSourcesAndWorkload(const PlanRequest& from, PlanRequest* to) {
+  to->Clear();
+  const Reflection* r = from.GetReflection();
+  const google::protobuf::Descriptor* d = from.GetDescriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->number() == PlanRequest::kSourcesFieldNumber ||
+        f->number() == PlanRequest::kWorkloadFieldNumber) {
+      continue;
+    }
+    const bool message = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
+    if (f->is_repeated() && message) {
+      for (int j = 0; j < r->FieldSize(from, f); ++j) {
+        r->AddMessage(to, f)->CopyFrom(r->GetRepeatedMessage(from, f, j));
+      }
+    } else if (message) {
+      if (r->HasField(from, f)) r->MutableMessage(to, f)->CopyFrom(r->GetMessage(from, f));
+    } else if (!f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
+      r->SetEnumValue(to, f, r->GetEnumValue(from, f));
+    } else if (!f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+      r->SetString(to, f, r->GetString(from, f));
+    } else {
+      // A kind of top-level field PlanRequest does not have today: the whole copy.
+      to->CopyFrom(from);
+      to->clear_sources();
+      to->clear_workload();
+      return;
+    }
+  }
+}
+
 void FillAssumptions(const PlanRequest& request, const Model& model, const Solution& solution,
                      bool influence, Plan* plan) {
   double base = Objective(model, solution.eval);
@@ -405,12 +450,7 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
   // and sources do not change an answer. One per thread, copied over for each plan: its messages
   // and strings stay allocated.
   static thread_local PlanRequest facility_only;
-  if (influence) {
-    facility_only.CopyFrom(request);
-    facility_only.clear_sources();
-    facility_only.mutable_workload()->clear_sources();
-    if (!request.has_workload()) facility_only.clear_workload();
-  }
+  if (influence) CopyAllButSourcesAndWorkload(request, &facility_only);
   if (influence && !request.has_workload() && request.efficiency().has_reference_workload() &&
       model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) {
     // The most GPUs never depend on MFU: the moves hold it at the plan's, so that moving a
@@ -427,7 +467,15 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     base = ObjectiveFor(facility_only);
   }
   // The moves re-check only what they move when the request they move passes as it is.
-  const bool moved_valid = influence && ValidateRequest(*moved).ok();
+  static thread_local Model moved_model;
+  MoveBase moves{moved, &moved_model, false};
+  if (influence && ValidateRequest(*moved).ok()) {
+    auto built = BuildValidatedModel(*moved);
+    if (built.ok()) {
+      moved_model = *std::move(built);
+      moves.valid = true;
+    }
+  }
   const SourceIndex sources(request);
   const std::vector<LedgerField>& fields = LedgerFields();
   // Each message holding ledger fields looked up once (~20 of them for ~150 fields).
@@ -479,7 +527,7 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     if ((l.mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) || money_only) {
       if (influence) a->set_influence(0);
     } else if (influence && !(request.has_workload() && workload_field)) {
-      a->set_influence(Influence(moved, field, value, base, moved_valid));
+      a->set_influence(Influence(moves, field, value, base));
     }
   }
   // Most influential first; ties keep the schema's order. The pointers move, not the entries.

@@ -293,38 +293,63 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request) {
 
 absl::StatusOr<Model> BuildValidatedModel(const PlanRequest& request) {
   Model m;
-  m.name = request.name();
+  DCPLAN_RETURN_IF_ERROR(RebuildModel(request, kRequestAll, &m));
+  return m;
+}
+
+absl::Status RebuildModel(const PlanRequest& request, unsigned sections, Model* model) {
+  Model& m = *model;
+  auto reads = [sections](unsigned parts) { return (sections & parts) != 0; };
+  if (reads(kRequestRest)) m.name = request.name();
   const Provisioning& provisioning = request.site().provisioning();
   const Hardware& hw = request.hardware();
-  m.accelerator = BuildAcceleratorModel(hw.accelerator(), provisioning);
-  m.server = BuildServerModel(hw.server(), m.accelerator, provisioning);
-  m.rack = BuildRackModel(hw.rack(), provisioning);
-  m.racks_per_pod = std::max<uint32_t>(hw.pod().racks_per_pod(), 1);
-  DCPLAN_ASSIGN_OR_RETURN(m.network, BuildNetworkModel(hw.network(), m.server, provisioning));
-  m.auxiliary = BuildAuxiliaryModel(hw.auxiliary());
-  m.draw_is_provisioned = m.accelerator.measured == m.accelerator.power &&
-                          m.server.overhead_measured == m.server.overhead &&
-                          m.rack.overhead_measured == m.rack.overhead &&
-                          m.network.switch_measured == m.network.switch_power;
-
-  DCPLAN_ASSIGN_OR_RETURN(m.site, BuildSiteModel(request.site()));
-  m.costs = BuildCostModel(request.costs(), request.site().cooling());
-  DCPLAN_ASSIGN_OR_RETURN(m.caps, BuildCapsModel(request.constraints(), m.site));
-
-  if (request.has_workload()) {
-    // Only a workload's step model reads it (a reference workload's table builds its own).
-    m.training_hardware = BuildTrainingHardware(request.hardware());
-    DCPLAN_ASSIGN_OR_RETURN(WorkloadModel workload, BuildWorkloadModel(request.workload()));
-    m.workload = std::make_shared<const WorkloadModel>(std::move(workload));
-    m.mfu = std::make_shared<const WorkloadMfuModel>(*m.workload, m.training_hardware);
-  } else if (request.efficiency().has_reference_workload()) {
-    DCPLAN_ASSIGN_OR_RETURN(
-        m.reference, ReferenceMfu(request.efficiency().reference_workload(), request.hardware()));
-    m.mfu = m.reference;
-  } else {
-    DCPLAN_ASSIGN_OR_RETURN(m.mfu, MakeMfuModel(request.efficiency()));
+  // The hardware's parts read the site's provisioning.
+  const bool hardware = reads(kRequestHardware | kRequestSite);
+  if (hardware) {
+    m.accelerator = BuildAcceleratorModel(hw.accelerator(), provisioning);
+    m.server = BuildServerModel(hw.server(), m.accelerator, provisioning);
+    m.rack = BuildRackModel(hw.rack(), provisioning);
+    m.racks_per_pod = std::max<uint32_t>(hw.pod().racks_per_pod(), 1);
+    DCPLAN_ASSIGN_OR_RETURN(m.network, BuildNetworkModel(hw.network(), m.server, provisioning));
+    m.auxiliary = BuildAuxiliaryModel(hw.auxiliary());
+    m.draw_is_provisioned = m.accelerator.measured == m.accelerator.power &&
+                            m.server.overhead_measured == m.server.overhead &&
+                            m.rack.overhead_measured == m.rack.overhead &&
+                            m.network.switch_measured == m.network.switch_power;
   }
-  m.realized_candidates = m.mfu->RealizedComputeCandidates();
+  if (reads(kRequestSite)) {
+    DCPLAN_ASSIGN_OR_RETURN(m.site, BuildSiteModel(request.site()));
+  }
+  if (reads(kRequestCosts | kRequestSite)) {
+    m.costs = BuildCostModel(request.costs(), request.site().cooling());
+  }
+  if (reads(kRequestConstraints | kRequestSite)) {
+    DCPLAN_ASSIGN_OR_RETURN(m.caps, BuildCapsModel(request.constraints(), m.site));
+  }
+
+  // The efficiency model: a workload's and a reference workload's read the hardware too.
+  const bool on_hardware =
+      request.has_workload() || request.efficiency().has_reference_workload();
+  if (reads(kRequestWorkload | kRequestEfficiency) || (on_hardware && reads(kRequestHardware))) {
+    m.workload = nullptr;
+    m.reference = nullptr;
+    m.training_hardware = TrainingHardware();
+    if (request.has_workload()) {
+      // Only a workload's step model reads it (a reference workload's table builds its own).
+      m.training_hardware = BuildTrainingHardware(request.hardware());
+      DCPLAN_ASSIGN_OR_RETURN(WorkloadModel workload, BuildWorkloadModel(request.workload()));
+      m.workload = std::make_shared<const WorkloadModel>(std::move(workload));
+      m.mfu = std::make_shared<const WorkloadMfuModel>(*m.workload, m.training_hardware);
+    } else if (request.efficiency().has_reference_workload()) {
+      DCPLAN_ASSIGN_OR_RETURN(
+          m.reference, ReferenceMfu(request.efficiency().reference_workload(), request.hardware()));
+      m.mfu = m.reference;
+    } else {
+      DCPLAN_ASSIGN_OR_RETURN(m.mfu, MakeMfuModel(request.efficiency()));
+    }
+    m.realized_candidates = m.mfu->RealizedComputeCandidates();
+  }
+  if (!hardware) return absl::OkStatus();
 
   // Servers per rack: space, and the rack's power limit (servers plus the rack's own overhead).
   m.servers_per_rack = m.rack.max_servers;
@@ -359,6 +384,7 @@ absl::StatusOr<Model> BuildValidatedModel(const PlanRequest& request) {
                         (static_cast<double>(m.servers_per_rack) * server_power + m.rack.overhead) +
                     pod_network) *
                    (1.0 + m.auxiliary.storage_power + m.auxiliary.frontend_power);
+  m.pods_per_building = 0;
   if (m.site.has_building_limit) {
     // More than kMaxGpus pods per building is no limit at all.
     const int64_t pods = MostThatFit(m.site.building_it_power, units::Watts(0.0), m.pod_it_power,
@@ -372,7 +398,7 @@ absl::StatusOr<Model> BuildValidatedModel(const PlanRequest& request) {
     }
     m.pods_per_building = pods;
   }
-  return m;
+  return absl::OkStatus();
 }
 
 }  // namespace dcplan

@@ -223,6 +223,14 @@ absl::StatusOr<Model> BuildModel(const PlanRequest& request);
 // caller's bug: the model may then hold anything.
 absl::StatusOr<Model> BuildValidatedModel(const PlanRequest& request);
 
+// Builds again the parts of `model` that read the request sections in `sections` (RequestSection
+// bits, planner/validate.h), from `request`: `model` must have been built (BuildValidatedModel)
+// from a request that differs from `request` only in those sections, and `request` must pass
+// ValidateRequest. The result is the model BuildValidatedModel(request) builds (model_test checks
+// it on every preset's moves); a move of a price rebuilds only the costs, a move of a hardware
+// figure everything but the site, costs, caps and a constant efficiency model.
+absl::Status RebuildModel(const PlanRequest& request, unsigned sections, Model* model);
+
 // One of BuildModel's checks that the parts fit together, for callers that patch a model instead
 // of rebuilding it (sweeps): a power cap in watts is meaningless when the cap is measured at the
 // substation (whose rating is then the cap). FailedPrecondition naming both fields.

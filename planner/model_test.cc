@@ -3,11 +3,17 @@
 #include "base/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planner/plan.h"
+#include "planner/presets/presets.h"
+#include "planner/request_edit.h"
+#include "planner/solver.h"
 #include "planner/test_requests.h"
+#include "planner/validate.h"
 
 namespace dcplan {
 namespace {
 
+using ::dcplan::testing::IsOk;
 using ::dcplan::testing::H100With;
 using ::dcplan::testing::SeedWith;
 using ::dcplan::testing::StatusIs;
@@ -172,6 +178,82 @@ TEST(BuildModel, RejectsAnInvalidRequestNamingTheField) {
 TEST(BuildModel, SubstationCapAtNeedsARatedSubstation) {
   EXPECT_THAT(BuildModel(SeedWith("constraints { power_cap_at: POWER_CAP_AT_SUBSTATION }")),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("site.substation")));
+}
+
+// RebuildModel on a move of one number builds the model BuildValidatedModel builds from scratch:
+// each preset and variants (air cooling, measured provisioning, a TCO budget, the compute
+// objective, a constant MFU, a building limit), every numeric field moved up and down by 10% and
+// set to a few values, each valid move solved on both models and written out as a Plan (every
+// count, power, cost and compute figure the model feeds) and compared byte for byte. Invalid
+// moves are skipped: RebuildModel is for valid requests only.
+TEST(RebuildModel, BuildsWhatBuildValidatedModelBuilds) {
+  std::vector<PlanRequest> bases;
+  for (const std::string& preset : PresetNames()) {
+    PlanRequest r = LoadPreset(preset).value();
+    r.mutable_constraints()->set_power_cap_watts(40e6);
+    bases.push_back(r);
+    PlanRequest v = r;
+    v.mutable_site()->set_cooling(COOLING_AIR);
+    v.mutable_site()->clear_pue();
+    v.mutable_site()->clear_annual_pue();
+    v.mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_MEASURED);
+    v.mutable_site()->mutable_building()->set_critical_it_power_watts(12e6);
+    v.mutable_constraints()->set_budget_usd(2e9);
+    v.mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
+    v.mutable_costs()->set_horizon_years(4);
+    v.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
+    if (ValidateRequest(v).ok()) bases.push_back(v);
+    PlanRequest c = r;
+    c.mutable_efficiency()->mutable_constant()->set_mfu(0.4);
+    bases.push_back(c);
+    // Capped at the substation: the caps read the site.
+    PlanRequest s = c;
+    Substation* substation = s.mutable_site()->mutable_substation();
+    substation->set_transformer_rating_va(30e6);
+    substation->set_transformer_count(2);
+    substation->set_redundancy(REDUNDANCY_N_PLUS_1);
+    s.mutable_constraints()->clear_power_cap_watts();
+    s.mutable_constraints()->set_power_cap_at(POWER_CAP_AT_SUBSTATION);
+    ASSERT_THAT(ValidateRequest(s), IsOk()) << preset;
+    bases.push_back(s);
+  }
+  int compared = 0;
+  for (const PlanRequest& base : bases) {
+    ASSERT_THAT(ValidateRequest(base), IsOk()) << base.name();
+    const Model base_model = BuildValidatedModel(base).value();
+    const bool reference = base.efficiency().has_reference_workload();
+    for (const std::string& path : AllScalarPaths()) {
+      const FieldRef* field = FindScalarField(path);
+      if (field == nullptr || !field->numeric() || field->leaf()->is_repeated()) continue;
+      // A reference workload's moves of the step model's figures search it again (slow): the
+      // 10% moves on three presets only.
+      const bool slow = reference && (RequestSectionOf(path) == kRequestHardware);
+      const double value = GetNumber(base, *field);
+      std::vector<double> values = {value * 1.1, value * 0.9};
+      if (!slow) values.insert(values.end(), {value + 1, 0.5, 2.0, 1e4});
+      if (slow && base.name() != "h100-dgx" && base.name() != "gb200-nvl72" &&
+          base.name() != "mi300x") {
+        continue;
+      }
+      for (double v : values) {
+        PlanRequest moved = base;
+        if (!SetNumber(*field, v, &moved).ok() || !ValidateRequest(moved).ok()) continue;
+        auto fresh = BuildValidatedModel(moved);
+        Model rebuilt = base_model;
+        const absl::Status status = RebuildModel(moved, RequestSectionOf(path), &rebuilt);
+        ASSERT_EQ(status, fresh.status()) << base.name() << ": " << path << " = " << v;
+        if (!status.ok()) continue;
+        auto a = Solve(*fresh);
+        auto b = Solve(rebuilt);
+        ASSERT_EQ(a.status(), b.status()) << base.name() << ": " << path << " = " << v;
+        if (!a.ok()) continue;
+        EXPECT_EQ(ToPlan(*fresh, *a).SerializeAsString(), ToPlan(rebuilt, *b).SerializeAsString())
+            << base.name() << ": " << path << " = " << v;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 5000);
 }
 
 }  // namespace
