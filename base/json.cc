@@ -53,15 +53,14 @@ std::string JsonQuote(absl::string_view text) {
 
 namespace {
 
-void AppendDoubleSlow(double v, std::string* out) {
-  char buffer[40];
-  auto printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 15);
+char* WriteDoubleSlow(double v, char* out) {
+  auto printed = std::to_chars(out, out + kMaxJsonDoubleBytes, v, std::chars_format::general, 15);
   double back = 0;
-  std::from_chars(buffer, printed.ptr, back);
+  std::from_chars(out, printed.ptr, back);
   if (back != v) {
-    printed = std::to_chars(buffer, buffer + sizeof(buffer), v, std::chars_format::general, 17);
+    printed = std::to_chars(out, out + kMaxJsonDoubleBytes, v, std::chars_format::general, 17);
   }
-  out->append(buffer, static_cast<size_t>(printed.ptr - buffer));
+  return printed.ptr;
 }
 
 // %.{precision}g of a value whose significant digits (`n` of them, no trailing zeros) are
@@ -156,21 +155,18 @@ char* Precision17(double v, int exponent, char* t) {
 // half-ulp is under half a unit of the 15th digit, so rounding its exact value to 15 digits lands
 // on them). Otherwise %.17g, rounded exactly in 128-bit integers where they reach (Precision17).
 // Subnormals, where that argument fails, take the slow way.
-void AppendProtobufJsonDouble(double v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("\"NaN\"");
-    return;
-  }
-  if (std::isinf(v)) {
-    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-    return;
-  }
+char* WriteProtobufJsonDouble(double v, char* out) {
+  auto put = [out](const char* text, size_t n) {
+    std::memcpy(out, text, n);
+    return out + n;
+  };
+  if (std::isnan(v)) return put("\"NaN\"", 5);
+  if (std::isinf(v)) return v > 0 ? put("\"Infinity\"", 10) : put("\"-Infinity\"", 11);
   // Whole numbers below 10^15 print as integers under %.15g: the common case (watts, counts).
   if (v == std::trunc(v) && std::abs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
-    absl::StrAppend(out, static_cast<int64_t>(v));
-    return;
+    return std::to_chars(out, out + kMaxJsonDoubleBytes, static_cast<int64_t>(v)).ptr;
   }
-  if (std::abs(v) < std::numeric_limits<double>::min()) return AppendDoubleSlow(v, out);
+  if (std::abs(v) < std::numeric_limits<double>::min()) return WriteDoubleSlow(v, out);
   // The shortest digits, as d.ddde+XX.
   char sci[40];
   const auto printed = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
@@ -184,65 +180,78 @@ void AppendProtobufJsonDouble(double v, std::string* out) {
   }
   int exponent = 0;
   std::from_chars(p + (p[1] == '+' ? 2 : 1), printed.ptr, exponent);
-  char text[48];
   if (n > 15) {
     // 16 or 17 shortest digits: 10^exponent <= |v| < 10^(exponent + 1) (a value nearer a power of
     // ten would have a shorter form), which Precision17 needs.
-    char* end = Precision17(v, exponent, text);
-    if (end == nullptr) {
-      end = std::to_chars(text, text + sizeof(text), v, std::chars_format::general, 17).ptr;
-    }
-    out->append(text, static_cast<size_t>(end - text));
-    return;
+    if (char* end = Precision17(v, exponent, out)) return end;
+    return std::to_chars(out, out + kMaxJsonDoubleBytes, v, std::chars_format::general, 17).ptr;
   }
   // %.15g of those digits; trailing zeros dropped (the shortest digits have none).
-  char* end = FormatG(negative, digits, n, exponent, 15, text);
-  out->append(text, static_cast<size_t>(end - text));
+  return FormatG(negative, digits, n, exponent, 15, out);
 }
 
-bool AppendProtobufJsonString(absl::string_view text, std::string* out) {
+void AppendProtobufJsonDouble(double v, std::string* out) {
+  char text[kMaxJsonDoubleBytes];
+  out->append(text, static_cast<size_t>(WriteProtobufJsonDouble(v, text) - text));
+}
+
+char* WriteProtobufJsonString(absl::string_view text, char* out) {
   // Plain characters are copied in runs; the rest escaped as protobuf's printer does.
-  out->push_back('"');
+  *out++ = '"';
   const char* p = text.data();
   const char* const end = p + text.size();
   while (p < end) {
     const char* run = p;
     p = SkipPlainJson</*kProtobufEscapes=*/true>(p, end);
-    out->append(run, static_cast<size_t>(p - run));
+    std::memcpy(out, run, static_cast<size_t>(p - run));
+    out += p - run;
     if (p == end) break;
     const auto c = static_cast<unsigned char>(*p++);
-    if (c >= 0x80) return false;
+    if (c >= 0x80) return nullptr;
+    const char* escape = nullptr;
     switch (c) {
       case '"':
-        out->append("\\\"");
+        escape = "\\\"";
         break;
       case '\\':
-        out->append("\\\\");
+        escape = "\\\\";
         break;
       case '\b':
-        out->append("\\b");
+        escape = "\\b";
         break;
       case '\f':
-        out->append("\\f");
+        escape = "\\f";
         break;
       case '\n':
-        out->append("\\n");
+        escape = "\\n";
         break;
       case '\r':
-        out->append("\\r");
+        escape = "\\r";
         break;
       case '\t':
-        out->append("\\t");
+        escape = "\\t";
         break;
       default: {
-        char u[8];
-        std::snprintf(u, sizeof(u), "\\u%04x", c);
-        out->append(u);
+        static constexpr char kHex[] = "0123456789abcdef";
+        const char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        std::memcpy(out, u, sizeof(u));
+        out += sizeof(u);
+        continue;
       }
     }
+    *out++ = escape[0];
+    *out++ = escape[1];
   }
-  out->push_back('"');
-  return true;
+  *out++ = '"';
+  return out;
+}
+
+bool AppendProtobufJsonString(absl::string_view text, std::string* out) {
+  const size_t size = out->size();
+  out->resize(size + MaxProtobufJsonStringBytes(text.size()));
+  char* end = WriteProtobufJsonString(text, out->data() + size);
+  out->resize(end == nullptr ? size : static_cast<size_t>(end - out->data()));
+  return end != nullptr;
 }
 
 }  // namespace dcplan

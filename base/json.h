@@ -35,6 +35,12 @@ std::string JsonQuote(absl::string_view text);
 // it, when `text` is not ASCII: the caller then falls back to protobuf itself.
 bool AppendProtobufJsonString(absl::string_view text, std::string* out);
 
+// The same written at `out`, which has room for MaxProtobufJsonStringBytes(text.size()) bytes:
+// returns the end of what was written, or null when `text` is not ASCII.
+char* WriteProtobufJsonString(absl::string_view text, char* out);
+// Every byte escaped as \u00xx, and the quotes.
+constexpr size_t MaxProtobufJsonStringBytes(size_t text_bytes) { return 6 * text_bytes + 2; }
+
 // The first byte in [p, end) that a JSON string cannot hold as it is, or `end`: '"', '\\', a
 // control byte or a non-ASCII byte; with kProtobufEscapes also '<', '>' and DEL, which protobuf's
 // printer escapes. Sixteen bytes a step with SSE2, else eight (a word with none of them is skipped
@@ -89,5 +95,9 @@ inline const char* SkipPlainJson(const char* p, const char* end) {
 // Appends `v` as protobuf's JSON printer writes a double: the shortest of %.15g and %.17g that
 // reads back exactly (SimpleDtoa), NaN and +-Infinity quoted.
 void AppendProtobufJsonDouble(double v, std::string* out);
+
+// The same written at `out`, which has room for kMaxJsonDoubleBytes: returns the end of the text.
+inline constexpr size_t kMaxJsonDoubleBytes = 32;
+char* WriteProtobufJsonDouble(double v, char* out);
 
 }  // namespace dcplan

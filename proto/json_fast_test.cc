@@ -209,6 +209,16 @@ TEST(JsonFast, GeneratedPlanPrinterWritesWhatProtobufWrites) {
       ASSERT_EQ(out, "prefix" + ProtobufJson(plan, indent));
     }
   }
+  // Texts far beyond the printer's first 16 KiB of room, escapes included, so that it grows the
+  // output mid-string and mid-list.
+  Plan big;
+  big.set_name(std::string(40000, 'a') + "<\n\x01\"" + std::string(30000, 'b'));
+  for (int i = 0; i < 3000; ++i) big.add_notes(absl::StrCat("note ", i, " \t<>"));
+  for (bool indent : {false, true}) {
+    std::string out = "prefix";
+    ASSERT_TRUE(PrintPlanJson(big, indent, 0, &out));
+    ASSERT_EQ(out, "prefix" + ProtobufJson(big, indent));
+  }
   // Nested: each line of the indented text two more spaces in.
   Plan plan;
   plan.set_name("seed");
