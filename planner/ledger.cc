@@ -262,6 +262,9 @@ struct MoveBase {
   PlanRequest* request;
   const Model* model;  // BuildValidatedModel(*request) when valid
   bool valid;
+  // Where each move's search starts: the plan's own servers (the answer is exact whatever the
+  // guess; a move of 10% lands near it).
+  int64_t guess_servers;
 };
 
 // ObjectiveFor `base.request`, which passed ValidateRequest before the fields in `sections` moved:
@@ -275,7 +278,7 @@ double ObjectiveForMoved(const PlanRequest& request, const MoveBase& base, unsig
   model = *base.model;
   if (!RebuildModel(request, sections, &model).ok()) return std::nan("");
   static thread_local Solution solution;
-  if (!SolveInto(model, -1, &solution).ok()) return std::nan("");
+  if (!SolveInto(model, base.guess_servers, &solution).ok()) return std::nan("");
   return Objective(model, solution.eval);
 }
 
@@ -468,7 +471,7 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
   }
   // The moves re-check only what they move when the request they move passes as it is.
   static thread_local Model moved_model;
-  MoveBase moves{moved, &moved_model, false};
+  MoveBase moves{moved, &moved_model, false, solution.servers};
   if (influence && ValidateRequest(*moved).ok()) {
     auto built = BuildValidatedModel(*moved);
     if (built.ok()) {
