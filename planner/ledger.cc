@@ -293,12 +293,11 @@ int OtherEnumValue(absl::string_view path, int value) {
   return -1;
 }
 
-// The objective with the numeric `field` of `request` set to `v`, or NaN when that is invalid or
-// cannot be solved. `request` is changed for the solve and put back as it was (the field's value
+// The objective with the numeric `field` of `base.request` set to `v`, or NaN when that is invalid
+// or cannot be solved. `request` is changed for the solve and put back as it was (the field's value
 // and presence, and any message the path had to create), which costs nothing next to copying a
 // request of ~100 fields for each of a plan's ~25 moves. A path through a oneof member that is
 // absent would unset its sibling: those moves solve a copy instead.
-//
 double ObjectiveWith(const MoveBase& base, const FieldRef& field, double v) {
   PlanRequest* request = base.request;
   Message* msg = request;
@@ -410,7 +409,7 @@ void SetOrigin(const SourceIndex& sources, const std::string& path, bool in_work
 }
 
 // `to` = `from` without its sources and workload, which no move reads (a workload's moves hold
-// MFU at the plan's). Copying the ~40 cited strings only to clear them was a tenth of a plan.
+// MFU at the plan's). Copying a preset's ~40 cited strings only to clear them was ~5% of a plan.
 void CopyAllButSourcesAndWorkload(const PlanRequest& from, PlanRequest* to) {
   to->Clear();
   const Reflection* r = from.GetReflection();

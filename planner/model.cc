@@ -328,8 +328,7 @@ absl::Status RebuildModel(const PlanRequest& request, unsigned sections, Model* 
   }
 
   // The efficiency model: a workload's and a reference workload's read the hardware too.
-  const bool on_hardware =
-      request.has_workload() || request.efficiency().has_reference_workload();
+  const bool on_hardware = request.has_workload() || request.efficiency().has_reference_workload();
   if (reads(kRequestWorkload | kRequestEfficiency) || (on_hardware && reads(kRequestHardware))) {
     m.workload = nullptr;
     m.reference = nullptr;

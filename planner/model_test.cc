@@ -13,8 +13,8 @@
 namespace dcplan {
 namespace {
 
-using ::dcplan::testing::IsOk;
 using ::dcplan::testing::H100With;
+using ::dcplan::testing::IsOk;
 using ::dcplan::testing::SeedWith;
 using ::dcplan::testing::StatusIs;
 using ::testing::HasSubstr;

@@ -153,9 +153,8 @@ std::string Field(const FieldDescriptor* f, First first) {
     absl::StrAppend(&s, "  ", Value(f, absl::StrCat("m.", name, "()"), "depth + 1"), "\n");
     return s;
   }
-  absl::StrAppend(&s, "  o.Char('[');\n", "  for (int i = 0; i < m.", name,
-                  "_size(); ++i) {\n", "    if (i > 0) o.Char(',');\n",
-                  "    o.NewLine(depth + 2);\n", "    ",
+  absl::StrAppend(&s, "  o.Char('[');\n", "  for (int i = 0; i < m.", name, "_size(); ++i) {\n",
+                  "    if (i > 0) o.Char(',');\n", "    o.NewLine(depth + 2);\n", "    ",
                   Value(f, absl::StrCat("m.", name, "(i)"), "depth + 2"), "\n  }\n", "  if (m.",
                   name, "_size() > 0) o.NewLine(depth + 1);\n", "  o.Char(']');\n");
   return s;
@@ -182,11 +181,13 @@ int main() {
   for (const std::string& h : headers) std::cout << "#include \"" << h << "\"\n";
   std::cout
       << "\nnamespace dcplan {\nnamespace {\n\n"
-         "// Writes through a pointer into `out`, grown ahead of each piece by at least the piece's\n"
-         "// largest size (a string's is six bytes a character): no std::string append per token.\n"
+         "// Writes through a pointer into `out`, grown ahead of each piece by at least the\n"
+         "// piece's largest size (a string's is six bytes a character): no std::string\n"
+         "// append per token.\n"
          "class Out {\n"
          " public:\n"
-         "  Out(std::string* out, bool indent) : out_(out), indent_(indent), start_(out->size()) {\n"
+         "  Out(std::string* out, bool indent)\n"
+         "      : out_(out), indent_(indent), start_(out->size()) {\n"
          "    out_->resize(start_ + 16384);\n"
          "    p_ = out_->data() + start_;\n"
          "    end_ = out_->data() + out_->size();\n"
