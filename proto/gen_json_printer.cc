@@ -22,72 +22,20 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/descriptor.h"
+#include "proto/json_codegen.h"
 #include "proto/plan.pb.h"
 
 namespace {
 
+using ::dcplan::codegen::Accessor;
+using ::dcplan::codegen::ClassName;
+using ::dcplan::codegen::Declined;
+using ::dcplan::codegen::Literal;
 using google::protobuf::Descriptor;
 using google::protobuf::EnumDescriptor;
 using google::protobuf::FieldDescriptor;
 
-// The C++ class of a message type: ::dcplan::Plan, ::dcplan::Outer_Inner.
-std::string ClassName(const Descriptor* d) {
-  if (d->containing_type() != nullptr) {
-    return absl::StrCat(ClassName(d->containing_type()), "_", d->name());
-  }
-  return absl::StrCat("::", absl::StrReplaceAll(d->file()->package(), {{".", "::"}}),
-                      "::", d->name());
-}
-
-// The generated function's name for a message type.
-std::string FunctionName(const Descriptor* d) {
-  return absl::StrCat("Print_", absl::StrReplaceAll(d->full_name(), {{".", "_"}}));
-}
-
-// The accessor protobuf's C++ generator gives a field: its name, with `_` after a C++ keyword.
-std::string Accessor(const FieldDescriptor* f) {
-  static const std::set<std::string> kKeywords = {
-      "alignas",  "alignof",  "and",      "asm",      "auto",     "bool",      "break",
-      "case",     "catch",    "char",     "class",    "const",    "constexpr", "continue",
-      "default",  "delete",   "do",       "double",   "else",     "enum",      "explicit",
-      "export",   "extern",   "false",    "float",    "for",      "friend",    "goto",
-      "if",       "inline",   "int",      "long",     "mutable",  "namespace", "new",
-      "noexcept", "not",      "nullptr",  "operator", "or",       "private",   "protected",
-      "public",   "register", "return",   "short",    "signed",   "sizeof",    "static",
-      "struct",   "switch",   "template", "this",     "throw",    "true",      "try",
-      "typedef",  "typeid",   "typename", "union",    "unsigned", "using",     "virtual",
-      "void",     "volatile", "while",    "xor"};
-  std::string name = f->lowercase_name();
-  if (kKeywords.count(name) > 0) name += "_";
-  return name;
-}
-
-// A C++ string literal holding `text` (printable ASCII expected: JSON keys and enum names).
-std::string Literal(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
-void Collect(const Descriptor* d, std::vector<const Descriptor*>* out,
-             std::set<const Descriptor*>* seen) {
-  if (!seen->insert(d).second) return;
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* f = d->field(i);
-    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_map()) {
-      Collect(f->message_type(), out, seen);
-    }
-  }
-  out->push_back(d);
-}
-
-bool Declined(const FieldDescriptor* f) {
-  return f->is_map() || f->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT ||
-         f->type() == FieldDescriptor::TYPE_BYTES;
-}
+std::string FunctionName(const Descriptor* d) { return dcplan::codegen::FunctionName("Print_", d); }
 
 // Statements appending the value `v` (an expression) of field `f` at nesting `depth` (a C++
 // expression).
@@ -165,7 +113,7 @@ std::string Field(const FieldDescriptor* f, First first) {
 int main() {
   std::vector<const Descriptor*> types;
   std::set<const Descriptor*> seen;
-  Collect(dcplan::Plan::descriptor(), &types, &seen);
+  dcplan::codegen::CollectMessageTypes(dcplan::Plan::descriptor(), &types, &seen);
   std::set<std::string> headers;
   for (const Descriptor* d : types) {
     std::string file = d->file()->name();

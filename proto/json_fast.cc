@@ -17,8 +17,11 @@
 #include "absl/strings/str_cat.h"
 #include "base/json.h"
 #include "google/protobuf/descriptor.h"
+#include "proto/json_reader.h"
 #include "proto/plan.pb.h"
 #include "proto/plan_json.h"
+#include "proto/request.pb.h"
+#include "proto/request_json.h"
 
 namespace dcplan {
 namespace {
@@ -289,86 +292,17 @@ class Printer {
 // Parsing
 // ------------------------------------------------------------------------------------------------
 
-constexpr int kMaxDepth = 64;
-
 class Parser {
  public:
-  explicit Parser(absl::string_view json) : p_(json.data()), end_(json.data() + json.size()) {}
+  explicit Parser(absl::string_view json) : in_(json) {}
 
   bool ParseDocument(Message* m, const MessageLayout& layout) {
-    SkipSpace();
-    if (!ParseObject(m, layout, 0)) return false;
-    SkipSpace();
-    return p_ == end_;
+    return ParseObject(m, layout, 0) && in_.AtEnd();
   }
 
  private:
-  void SkipSpace() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-  }
-
-  bool Consume(char c) {
-    SkipSpace();
-    if (p_ < end_ && *p_ == c) {
-      ++p_;
-      return true;
-    }
-    return false;
-  }
-
-  // A string without escapes or non-ASCII bytes (anything else: decline).
-  bool ParsePlainString(absl::string_view* s) {
-    SkipSpace();
-    if (p_ >= end_ || *p_ != '"') return false;
-    const char* start = ++p_;
-    p_ = SkipPlainJson</*kProtobufEscapes=*/false>(p_, end_);
-    if (p_ >= end_ || *p_ != '"') return false;
-    *s = absl::string_view(start, static_cast<size_t>(p_ - start));
-    ++p_;
-    return true;
-  }
-
-  // A JSON number token, as text; `integer` when it has no fraction or exponent.
-  bool ParseNumberToken(absl::string_view* token, bool* integer) {
-    SkipSpace();
-    const char* start = p_;
-    if (p_ < end_ && *p_ == '-') ++p_;
-    if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return false;
-    if (*p_ == '0') {
-      ++p_;
-    } else {
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
-    }
-    *integer = true;
-    if (p_ < end_ && *p_ == '.') {
-      *integer = false;
-      ++p_;
-      if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return false;
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
-    }
-    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
-      *integer = false;
-      ++p_;
-      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return false;
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
-    }
-    *token = absl::string_view(start, static_cast<size_t>(p_ - start));
-    return true;
-  }
-
-  bool ParseLiteral(absl::string_view word) {
-    SkipSpace();
-    if (static_cast<size_t>(end_ - p_) < word.size() ||
-        absl::string_view(p_, word.size()) != word) {
-      return false;
-    }
-    p_ += word.size();
-    return true;
-  }
-
   bool ParseObject(Message* m, const MessageLayout& layout, int depth) {
-    if (depth > kMaxDepth || !Consume('{')) return false;
+    if (depth > JsonReader::kMaxDepth || !in_.Consume('{')) return false;
     const Descriptor* d = m->GetDescriptor();
     const Reflection* r = m->GetReflection();
     // The fields seen so far, by index: bits on the stack for up to 256 fields.
@@ -380,11 +314,11 @@ class Parser {
     auto seen = [&](size_t i) -> bool {
       return i < kOnStack ? (seen_here[i / 64] >> (i % 64) & 1) != 0 : seen_beyond[i];
     };
-    if (Consume('}')) return true;
+    if (in_.Consume('}')) return true;
     size_t next = 0;  // the index after the last field read
     do {
       absl::string_view key;
-      if (!ParsePlainString(&key) || !Consume(':')) return false;
+      if (!in_.ReadPlainString(&key) || !in_.Consume(':')) return false;
       const FieldLayout* guess = next < field_count ? layout.in_order[next] : nullptr;
       if (guess == nullptr || guess->field->name() != key) {
         const auto found = layout.by_name.find(key);
@@ -410,18 +344,18 @@ class Parser {
         }
       }
       if (fl.repeated) {
-        if (!Consume('[')) return false;
-        if (!Consume(']')) {
+        if (!in_.Consume('[')) return false;
+        if (!in_.Consume(']')) {
           do {
             if (!ParseValue(m, r, fl, depth)) return false;
-          } while (Consume(','));
-          if (!Consume(']')) return false;
+          } while (in_.Consume(','));
+          if (!in_.Consume(']')) return false;
         }
       } else if (!ParseValue(m, r, fl, depth)) {
         return false;
       }
-    } while (Consume(','));
-    return Consume('}');
+    } while (in_.Consume(','));
+    return in_.Consume('}');
   }
 
   // One value of field `fl` (an element when repeated).
@@ -434,71 +368,43 @@ class Parser {
                            depth + 1);
       case FieldDescriptor::CPPTYPE_DOUBLE: {
         double v;
-        SkipSpace();
-        if (p_ < end_ && *p_ == '"') {
-          absl::string_view s;
-          if (!ParsePlainString(&s)) return false;
-          if (s == "NaN") {
-            v = std::numeric_limits<double>::quiet_NaN();
-          } else if (s == "Infinity") {
-            v = std::numeric_limits<double>::infinity();
-          } else if (s == "-Infinity") {
-            v = -std::numeric_limits<double>::infinity();
-          } else {
-            return false;
-          }
-        } else {
-          absl::string_view token;
-          bool integer;
-          if (!ParseNumberToken(&token, &integer)) return false;
-          // Correctly rounded, as strtod; out of range (either way) is declined.
-          const auto read = std::from_chars(token.data(), token.data() + token.size(), v);
-          if (read.ec != std::errc() || read.ptr != token.data() + token.size() || std::isinf(v)) {
-            return false;
-          }
-          // protobuf reads "-0" as +0 and long integers its own way: its call.
-          if ((v == 0 && std::signbit(v)) || (integer && token.size() > 15)) return false;
-        }
+        if (!in_.ReadDouble(&v)) return false;
         rep ? r->AddDouble(m, f, v) : r->SetDouble(m, f, v);
         return true;
       }
-      case FieldDescriptor::CPPTYPE_INT32:
-      case FieldDescriptor::CPPTYPE_INT64:
-      case FieldDescriptor::CPPTYPE_UINT32:
+      case FieldDescriptor::CPPTYPE_INT32: {
+        int32_t v;
+        if (!in_.ReadInteger(&v)) return false;
+        rep ? r->AddInt32(m, f, v) : r->SetInt32(m, f, v);
+        return true;
+      }
+      case FieldDescriptor::CPPTYPE_INT64: {
+        int64_t v;
+        if (!in_.ReadInteger(&v)) return false;
+        rep ? r->AddInt64(m, f, v) : r->SetInt64(m, f, v);
+        return true;
+      }
+      case FieldDescriptor::CPPTYPE_UINT32: {
+        uint32_t v;
+        if (!in_.ReadInteger(&v)) return false;
+        rep ? r->AddUInt32(m, f, v) : r->SetUInt32(m, f, v);
+        return true;
+      }
       case FieldDescriptor::CPPTYPE_UINT64: {
-        absl::string_view token;
-        SkipSpace();
-        if (p_ < end_ && *p_ == '"') {
-          if (!ParsePlainString(&token)) return false;
-          // A quoted integer in the plain form only ("12", "-3").
-          const char* t = token.data();
-          const char* e = t + token.size();
-          if (t < e && *t == '-') ++t;
-          if (t == e || (*t == '0' && e - t > 1)) return false;
-          for (; t < e; ++t) {
-            if (*t < '0' || *t > '9') return false;
-          }
-        } else {
-          bool integer;
-          if (!ParseNumberToken(&token, &integer) || !integer) return false;
-        }
-        return SetInteger(m, r, f, token);
+        uint64_t v;
+        if (!in_.ReadInteger(&v)) return false;
+        rep ? r->AddUInt64(m, f, v) : r->SetUInt64(m, f, v);
+        return true;
       }
       case FieldDescriptor::CPPTYPE_BOOL: {
         bool v;
-        if (ParseLiteral("true")) {
-          v = true;
-        } else if (ParseLiteral("false")) {
-          v = false;
-        } else {
-          return false;
-        }
+        if (!in_.ReadBool(&v)) return false;
         rep ? r->AddBool(m, f, v) : r->SetBool(m, f, v);
         return true;
       }
       case FieldDescriptor::CPPTYPE_ENUM: {
         absl::string_view name;
-        if (!ParsePlainString(&name)) return false;
+        if (!in_.ReadPlainString(&name)) return false;
         // The names of the values numbered 0..255 are at hand (quoted); others, and aliases,
         // through the descriptor.
         int number = -1;
@@ -520,7 +426,7 @@ class Parser {
       }
       case FieldDescriptor::CPPTYPE_STRING: {
         absl::string_view s;
-        if (f->type() == FieldDescriptor::TYPE_BYTES || !ParsePlainString(&s)) return false;
+        if (f->type() == FieldDescriptor::TYPE_BYTES || !in_.ReadPlainString(&s)) return false;
         rep ? r->AddString(m, f, std::string(s)) : r->SetString(m, f, std::string(s));
         return true;
       }
@@ -529,39 +435,7 @@ class Parser {
     }
   }
 
-  bool SetInteger(Message* m, const Reflection* r, const FieldDescriptor* f,
-                  absl::string_view token) {
-    const bool rep = f->is_repeated();
-    switch (f->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_INT32: {
-        int32_t v;
-        if (!absl::SimpleAtoi(token, &v)) return false;
-        rep ? r->AddInt32(m, f, v) : r->SetInt32(m, f, v);
-        return true;
-      }
-      case FieldDescriptor::CPPTYPE_INT64: {
-        int64_t v;
-        if (!absl::SimpleAtoi(token, &v)) return false;
-        rep ? r->AddInt64(m, f, v) : r->SetInt64(m, f, v);
-        return true;
-      }
-      case FieldDescriptor::CPPTYPE_UINT32: {
-        uint32_t v;
-        if (token.empty() || token[0] == '-' || !absl::SimpleAtoi(token, &v)) return false;
-        rep ? r->AddUInt32(m, f, v) : r->SetUInt32(m, f, v);
-        return true;
-      }
-      default: {
-        uint64_t v;
-        if (token.empty() || token[0] == '-' || !absl::SimpleAtoi(token, &v)) return false;
-        rep ? r->AddUInt64(m, f, v) : r->SetUInt64(m, f, v);
-        return true;
-      }
-    }
-  }
-
-  const char* p_;
-  const char* const end_;
+  JsonReader in_;
 };
 
 }  // namespace
@@ -576,6 +450,9 @@ bool PrintJsonFast(const Message& message, bool indent, std::string* out) {
 }
 
 bool ParseJsonFast(absl::string_view json, Message* message) {
+  if (message->GetDescriptor() == PlanRequest::descriptor()) {
+    return ParsePlanRequestJson(json, static_cast<PlanRequest*>(message));
+  }
   message->Clear();
   Parser parser(json);
   return parser.ParseDocument(message, *AllLayouts().For(message->GetDescriptor()));

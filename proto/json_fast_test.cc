@@ -16,6 +16,7 @@
 #include "proto/plan.pb.h"
 #include "proto/plan_json.h"
 #include "proto/request.pb.h"
+#include "proto/request_json.h"
 #include "proto/service.pb.h"
 #include "proto/training.pb.h"
 #include "proto/workload.pb.h"
@@ -232,6 +233,110 @@ TEST(JsonFast, GeneratedPlanPrinterWritesWhatProtobufWrites) {
   std::string declined = "kept";
   EXPECT_FALSE(PrintPlanJson(plan, false, 0, &declined));
   EXPECT_EQ(declined, "kept");
+}
+
+// `text` as protobuf reads it (its binary form), or "declined" when protobuf refuses it.
+std::string ProtobufReads(const std::string& text) {
+  PlanRequest r;
+  if (!google::protobuf::util::JsonStringToMessage(text, &r, {}).ok()) return "refused";
+  return Deterministic(r);
+}
+
+// Replaces what the fast path declines (strings with escapes, negative zeros) in `m` and every
+// message in it, so that a random message's text is mostly read.
+void MakeReadable(Message* m) {
+  const Reflection* r = m->GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  r->ListFields(*m, &fields);
+  for (const FieldDescriptor* f : fields) {
+    const int n = f->is_repeated() ? r->FieldSize(*m, f) : 1;
+    for (int j = 0; j < n; ++j) {
+      if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        MakeReadable(f->is_repeated() ? r->MutableRepeatedMessage(m, f, j)
+                                      : r->MutableMessage(m, f));
+      } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+        const std::string v =
+            f->is_repeated() ? r->GetRepeatedString(*m, f, j) : r->GetString(*m, f);
+        if (v.find_first_of("\"\\\t\n\x01\x7f<>&") == std::string::npos) continue;
+        f->is_repeated() ? r->SetRepeatedString(m, f, j, "plain") : r->SetString(m, f, "plain");
+      } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE) {
+        const double v = f->is_repeated() ? r->GetRepeatedDouble(*m, f, j) : r->GetDouble(*m, f);
+        if (v != 0 || !std::signbit(v)) continue;
+        f->is_repeated() ? r->SetRepeatedDouble(m, f, j, 0.0) : r->SetDouble(m, f, 0.0);
+      }
+    }
+  }
+}
+
+TEST(JsonFast, GeneratedRequestParserReadsWhatProtobufReads) {
+  // proto/request_json.h's parser, generated from request.proto, on PlanRequests filled two and
+  // six levels deep, written by protobuf with the proto names and with the lowerCamelCase
+  // json_names, compact and indented; and on every one of those texts cut short or with one byte
+  // changed. Whatever it reads must read as protobuf reads it; it must read most of the whole
+  // texts.
+  std::mt19937_64 rng(20261207);
+  int texts = 0, read = 0;
+  auto check = [&](const std::string& text) {
+    PlanRequest fast;
+    if (!ParsePlanRequestJson(text, &fast)) return false;
+    const std::string reference = ProtobufReads(text);
+    EXPECT_EQ(Deterministic(fast), reference) << text;
+    return true;
+  };
+  for (int i = 0; i < 800; ++i) {
+    PlanRequest request;
+    // Deep ones (every message type reached) and shallow ones, half of them without what the
+    // fast path declines.
+    Randomize(&request, rng, i % 2 == 0 ? 6 : 2);
+    if (i % 4 < 2) MakeReadable(&request);
+    for (bool names : {true, false}) {
+      for (bool indent : {false, true}) {
+        google::protobuf::util::JsonPrintOptions options;
+        options.add_whitespace = indent;
+        options.preserve_proto_field_names = names;
+        std::string text;
+        ASSERT_TRUE(google::protobuf::util::MessageToJsonString(request, &text, options).ok());
+        ++texts;
+        if (check(text)) ++read;
+        if (HasFailure()) return;
+        std::uniform_int_distribution<size_t> at(0, text.size() - 1);
+        for (int k = 0; k < 4; ++k) {
+          std::string changed = text;
+          changed[at(rng)] = "\"{}[],:0-e.9aZ "[rng() % 16];
+          check(changed);
+          check(text.substr(0, at(rng)));
+        }
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(read, texts * 4 / 10) << "of " << texts;
+}
+
+TEST(JsonFast, GeneratedRequestParserDeclinesWhatJsonFastDeclines) {
+  // Each a text protobuf reads its own way (or refuses): a field twice, two members of a oneof,
+  // an unknown field, null, an escape, a negative zero, a float given as a string, trailing text.
+  for (const char* text : {
+           R"({"name": "a", "name": "b"})",
+           R"({"efficiency": {"constant": {"mfu": 0.4}, "logLinear": {"intercept": 0.6}}})",
+           R"({"nonsense": 1})",
+           R"({"hardware": null})",
+           R"({"name": "a\u0041"})",
+           R"({"site": {"pue": -0}})",
+           R"({"site": {"pue": "1.2"}})",
+           R"({"name": "a"} x)",
+           R"({"site": {"pue": 1.2},})",
+       }) {
+    PlanRequest r;
+    EXPECT_FALSE(ParsePlanRequestJson(text, &r)) << text;
+  }
+  // And reads a key by its proto name or its json_name, in any order.
+  PlanRequest r;
+  ASSERT_TRUE(ParsePlanRequestJson(
+      R"({"site": {"annualPue": 1.1, "pue": 1.3}, "constraints": {"power_cap_watts": 5e7}})", &r));
+  EXPECT_EQ(r.site().pue(), 1.3);
+  EXPECT_EQ(r.site().annual_pue(), 1.1);
+  EXPECT_EQ(r.constraints().power_cap_watts(), 5e7);
 }
 
 TEST(JsonFast, EscapesEveryAsciiCharacterAsProtobufDoes) {

@@ -1,0 +1,178 @@
+// File: proto/json_reader.h
+//
+// The tokens of proto3 JSON as the fast path reads them (proto/json_fast.cc's reflection parser
+// and the PlanRequest parser generated from request.proto, proto/gen_json_parser.cc): each reader
+// takes one value the way protobuf's parser would, or returns false for anything it would rather
+// leave to protobuf (escapes, non-ASCII, "-0", integers past 15 digits as doubles, quoted numbers
+// other than NaN and the infinities, null). A false leaves the reader anywhere: the caller
+// declines the whole text and protobuf parses it.
+//
+// Example:
+//   JsonReader in(text);
+//   double v;
+//   if (!in.Consume('{') || !in.ReadDouble(&v)) return false;   // declined
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <system_error>
+#include <type_traits>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
+#include "base/json.h"
+
+namespace dcplan {
+
+class JsonReader {
+ public:
+  // How deep objects may nest before the text is declined.
+  static constexpr int kMaxDepth = 64;
+
+  explicit JsonReader(absl::string_view json) : p_(json.data()), end_(json.data() + json.size()) {}
+
+  // Whether only white space is left.
+  bool AtEnd() {
+    SkipSpace();
+    return p_ == end_;
+  }
+
+  void SkipSpace() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+
+  // The next token is `c`: consumed.
+  bool Consume(char c) {
+    SkipSpace();
+    if (p_ < end_ && *p_ == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+
+  // A string without escapes or non-ASCII bytes (anything else: decline).
+  bool ReadPlainString(absl::string_view* s) {
+    SkipSpace();
+    if (p_ >= end_ || *p_ != '"') return false;
+    const char* start = ++p_;
+    p_ = SkipPlainJson</*kProtobufEscapes=*/false>(p_, end_);
+    if (p_ >= end_ || *p_ != '"') return false;
+    *s = absl::string_view(start, static_cast<size_t>(p_ - start));
+    ++p_;
+    return true;
+  }
+
+  // A JSON number token, as text; `integer` when it has no fraction or exponent.
+  bool ReadNumberToken(absl::string_view* token, bool* integer) {
+    SkipSpace();
+    const char* start = p_;
+    if (p_ < end_ && *p_ == '-') ++p_;
+    if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return false;
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+    *integer = true;
+    if (p_ < end_ && *p_ == '.') {
+      *integer = false;
+      ++p_;
+      if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return false;
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      *integer = false;
+      ++p_;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ >= end_ || !(*p_ >= '0' && *p_ <= '9')) return false;
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+    *token = absl::string_view(start, static_cast<size_t>(p_ - start));
+    return true;
+  }
+
+  bool ReadLiteral(absl::string_view word) {
+    SkipSpace();
+    if (static_cast<size_t>(end_ - p_) < word.size() ||
+        absl::string_view(p_, word.size()) != word) {
+      return false;
+    }
+    p_ += word.size();
+    return true;
+  }
+
+  // A double: a number, or "NaN", "Infinity", "-Infinity".
+  bool ReadDouble(double* out) {
+    SkipSpace();
+    double v;
+    if (p_ < end_ && *p_ == '"') {
+      absl::string_view s;
+      if (!ReadPlainString(&s)) return false;
+      if (s == "NaN") {
+        v = std::numeric_limits<double>::quiet_NaN();
+      } else if (s == "Infinity") {
+        v = std::numeric_limits<double>::infinity();
+      } else if (s == "-Infinity") {
+        v = -std::numeric_limits<double>::infinity();
+      } else {
+        return false;
+      }
+    } else {
+      absl::string_view token;
+      bool integer;
+      if (!ReadNumberToken(&token, &integer)) return false;
+      // Correctly rounded, as strtod; out of range (either way) is declined.
+      const auto read = std::from_chars(token.data(), token.data() + token.size(), v);
+      if (read.ec != std::errc() || read.ptr != token.data() + token.size() || std::isinf(v)) {
+        return false;
+      }
+      // protobuf reads "-0" as +0 and long integers its own way: its call.
+      if ((v == 0 && std::signbit(v)) || (integer && token.size() > 15)) return false;
+    }
+    *out = v;
+    return true;
+  }
+
+  // An integer field's value: a number without fraction or exponent, or the same quoted in its
+  // plain form ("12", "-3"); unsigned types decline a sign.
+  template <typename Int>
+  bool ReadInteger(Int* out) {
+    absl::string_view token;
+    SkipSpace();
+    if (p_ < end_ && *p_ == '"') {
+      if (!ReadPlainString(&token)) return false;
+      const char* t = token.data();
+      const char* e = t + token.size();
+      if (t < e && *t == '-') ++t;
+      if (t == e || (*t == '0' && e - t > 1)) return false;
+      for (; t < e; ++t) {
+        if (*t < '0' || *t > '9') return false;
+      }
+    } else {
+      bool integer;
+      if (!ReadNumberToken(&token, &integer) || !integer) return false;
+    }
+    if (std::is_unsigned<Int>::value && (token.empty() || token[0] == '-')) return false;
+    return absl::SimpleAtoi(token, out);
+  }
+
+  bool ReadBool(bool* out) {
+    if (ReadLiteral("true")) {
+      *out = true;
+    } else if (ReadLiteral("false")) {
+      *out = false;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  const char* p_;
+  const char* const end_;
+};
+
+}  // namespace dcplan
