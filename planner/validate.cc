@@ -293,19 +293,34 @@ absl::Status ValidateProvisioning(const Provisioning& p, absl::string_view path)
   return absl::OkStatus();
 }
 
-absl::Status ValidateHardware(const Hardware& hardware, const Site& site, absl::string_view path) {
-  DCPLAN_RETURN_IF_ERROR(
-      ValidateAccelerator(hardware.accelerator(), SubPath(path, ".accelerator")));
-  DCPLAN_RETURN_IF_ERROR(ValidateServer(hardware.server(), SubPath(path, ".server")));
-  if (hardware.has_rack()) {
+// The checks of the hardware that read a part in `sections` (RequestSection bits; all of them for
+// ValidateRequest).
+absl::Status ValidateHardware(const Hardware& hardware, const Site& site, absl::string_view path,
+                              unsigned sections) {
+  auto reads = [sections](unsigned parts) { return (sections & parts) != 0; };
+  if (reads(kRequestAccelerator)) {
+    DCPLAN_RETURN_IF_ERROR(
+        ValidateAccelerator(hardware.accelerator(), SubPath(path, ".accelerator")));
+  }
+  if (reads(kRequestServer)) {
+    DCPLAN_RETURN_IF_ERROR(ValidateServer(hardware.server(), SubPath(path, ".server")));
+  }
+  if (hardware.has_rack() &&
+      reads(kRequestRack | kRequestAccelerator | kRequestServer | kRequestSite)) {
     // The rack limit is checked against power as the site provisions it: check that first.
     DCPLAN_RETURN_IF_ERROR(ValidateProvisioning(site.provisioning(), "site.provisioning"));
     DCPLAN_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(), hardware.server(),
                                         site.provisioning(), SubPath(path, ".rack")));
   }
-  DCPLAN_RETURN_IF_ERROR(ValidatePod(hardware.pod(), SubPath(path, ".pod")));
-  DCPLAN_RETURN_IF_ERROR(ValidateNetwork(hardware.network(), SubPath(path, ".network")));
-  return ValidateAuxiliary(hardware.auxiliary(), SubPath(path, ".auxiliary"));
+  if (reads(kRequestPod))
+    DCPLAN_RETURN_IF_ERROR(ValidatePod(hardware.pod(), SubPath(path, ".pod")));
+  if (reads(kRequestNetwork)) {
+    DCPLAN_RETURN_IF_ERROR(ValidateNetwork(hardware.network(), SubPath(path, ".network")));
+  }
+  if (reads(kRequestAuxiliary)) {
+    return ValidateAuxiliary(hardware.auxiliary(), SubPath(path, ".auxiliary"));
+  }
+  return absl::OkStatus();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -779,6 +794,10 @@ absl::Status AttachLeadingPath(absl::Status status) {
 
 // The parts of a request a check reads (RequestSection bits, planner/validate.h).
 constexpr unsigned kHardware = kRequestHardware;
+constexpr unsigned kAccelerator = kRequestAccelerator;
+constexpr unsigned kServer = kRequestServer;
+constexpr unsigned kRack = kRequestRack;
+constexpr unsigned kNetwork = kRequestNetwork;
 constexpr unsigned kSite = kRequestSite;
 constexpr unsigned kEfficiency = kRequestEfficiency;
 constexpr unsigned kConstraints = kRequestConstraints;
@@ -792,14 +811,15 @@ absl::Status ValidateRequestFields(const PlanRequest& request, unsigned sections
   auto reads = [sections](unsigned parts) { return (sections & parts) != 0; };
   if (reads(kRest)) DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
   if (reads(kHardware | kSite)) {
-    DCPLAN_RETURN_IF_ERROR(ValidateHardware(request.hardware(), request.site(), "hardware"));
+    DCPLAN_RETURN_IF_ERROR(
+        ValidateHardware(request.hardware(), request.site(), "hardware", sections));
   }
-  if (reads(kHardware)) {
+  if (reads(kRequestCalibration)) {
     DCPLAN_RETURN_IF_ERROR(
         ValidateCalibration(request.hardware().calibration(), "hardware.calibration"));
   }
   if (reads(kSite)) DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
-  if (reads(kHardware | kSite)) {
+  if (reads(kAccelerator | kServer | kRack | kSite)) {
     DCPLAN_RETURN_IF_ERROR(ValidateCoolingFitsHardware(request.hardware(), request.site()));
   }
   if (reads(kEfficiency)) {
@@ -811,7 +831,7 @@ absl::Status ValidateRequestFields(const PlanRequest& request, unsigned sections
   }
   if (reads(kCosts)) DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
   if (reads(kConstraints | kCosts)) DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
-  if (reads(kHardware | kConstraints) && request.hardware().accelerator().power_limit_auto() &&
+  if (reads(kAccelerator | kConstraints) && request.hardware().accelerator().power_limit_auto() &&
       request.constraints().objective() != OBJECTIVE_MAX_REALIZED_COMPUTE) {
     return WithFieldPath(
         absl::FailedPreconditionError(absl::StrCat(
@@ -829,11 +849,13 @@ absl::Status ValidateRequestFields(const PlanRequest& request, unsigned sections
                                                          "workload", "hardware"));
     }
   } else if (request.efficiency().has_reference_workload() &&
-             reads(kWorkload | kEfficiency | kHardware)) {
+             reads(kWorkload | kEfficiency | kAccelerator | kServer | kNetwork)) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
   }
   if (reads(kRest)) DCPLAN_RETURN_IF_ERROR(ValidateSources(request));
-  if (reads(kHardware | kSite | kConstraints | kCosts)) return ValidateNothingIgnored(request);
+  if (reads(kAccelerator | kServer | kSite | kConstraints | kCosts)) {
+    return ValidateNothingIgnored(request);
+  }
   return absl::OkStatus();
 }
 
@@ -920,7 +942,18 @@ absl::Status ValidateRequest(const PlanRequest& request) {
 
 unsigned RequestSectionOf(absl::string_view path) {
   const absl::string_view top = path.substr(0, path.find('.'));
-  if (top == "hardware") return kRequestHardware;
+  if (top == "hardware") {
+    absl::string_view part = path.substr(std::min(path.size(), top.size() + 1));
+    part = part.substr(0, part.find('.'));
+    if (part == "accelerator") return kRequestAccelerator;
+    if (part == "server") return kRequestServer;
+    if (part == "rack") return kRequestRack;
+    if (part == "pod") return kRequestPod;
+    if (part == "network") return kRequestNetwork;
+    if (part == "auxiliary") return kRequestAuxiliary;
+    if (part == "calibration") return kRequestCalibration;
+    return kRequestHardwareOther;
+  }
   if (top == "site") return kRequestSite;
   if (top == "efficiency") return kRequestEfficiency;
   if (top == "constraints") return kRequestConstraints;

@@ -115,19 +115,29 @@ inline constexpr double kMaxPriceFraction = 10.0;
 // limits above. Returns OK, or the first error in field order (see the status codes above).
 absl::Status ValidateRequest(const PlanRequest& request);
 
-// The top-level parts of a request, as bits: what a validation check reads.
+// The parts of a request, as bits: what a validation check reads. The hardware has one bit per
+// message in it.
 enum RequestSection : unsigned {
-  kRequestHardware = 1u << 0,
-  kRequestSite = 1u << 1,
-  kRequestEfficiency = 1u << 2,
-  kRequestConstraints = 1u << 3,
-  kRequestCosts = 1u << 4,
-  kRequestWorkload = 1u << 5,
-  kRequestRest = 1u << 6,  // schema_version, sources, uncertain, monte_carlo, names
-  kRequestAll = (1u << 7) - 1,
+  kRequestAccelerator = 1u << 0,
+  kRequestServer = 1u << 1,
+  kRequestRack = 1u << 2,
+  kRequestPod = 1u << 3,
+  kRequestNetwork = 1u << 4,
+  kRequestAuxiliary = 1u << 5,
+  kRequestCalibration = 1u << 6,
+  kRequestHardwareOther = 1u << 7,  // hardware's own fields (its name)
+  kRequestHardware = (1u << 8) - 1,
+  kRequestSite = 1u << 8,
+  kRequestEfficiency = 1u << 9,
+  kRequestConstraints = 1u << 10,
+  kRequestCosts = 1u << 11,
+  kRequestWorkload = 1u << 12,
+  kRequestRest = 1u << 13,  // schema_version, sources, uncertain, monte_carlo, names
+  kRequestAll = (1u << 14) - 1,
 };
 
-// The section a field path lies in ("site.substation.power_factor" -> kRequestSite).
+// The section a field path lies in ("site.substation.power_factor" -> kRequestSite,
+// "hardware.rack.power_limit_watts" -> kRequestRack).
 unsigned RequestSectionOf(absl::string_view path);
 
 // Whether `moved` passes ValidateRequest, for a request that did pass it before fields in

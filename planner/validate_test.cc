@@ -659,8 +659,9 @@ TEST(ValidateRequest, RejectsATableOfMoreThanTenThousandPoints) {
 }
 
 // ValidAfterMove gives ValidateRequest's verdict on every move of one number in a valid request:
-// each preset (and variants that switch on the checks that read several sections: air cooling,
-// measured provisioning, a TCO budget, the compute objective), every numeric field the schema
+// each preset (and variants that switch on the checks that read several sections: air cooling
+// with rack limits near the racks' draw, measured provisioning, a TCO budget, the compute
+// objective, a budget only the server's price gives meaning), every numeric field the schema
 // has, moved to values on both sides of its bounds. ValidateRequest is the reference; the moves
 // that fail must be many, or the comparison proves nothing.
 TEST(ValidAfterMove, AgreesWithValidateRequestOnEveryMove) {
@@ -678,6 +679,25 @@ TEST(ValidAfterMove, AgreesWithValidateRequestOnEveryMove) {
     v.mutable_costs()->set_horizon_years(4);
     v.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
     if (ValidateRequest(v).ok()) bases.push_back(v);
+    // Air cooling with rack limits around the racks' draw (moves of the rack, server and GPU
+    // cross it), and a budget that only the server's price makes meaningful.
+    for (double limit : {15e3, 25e3, 35e3, 45e3, 70e3, 100e3, 140e3}) {
+      for (uint32_t servers : {0u, 16u}) {  // as given, or as many as the rack's power allows
+        PlanRequest air = v;
+        air.mutable_site()->set_max_air_cooled_rack_watts(limit);
+        if (servers > 0 && air.hardware().has_rack()) {
+          air.mutable_hardware()->mutable_rack()->set_max_servers_per_rack(servers);
+        }
+        if (ValidateRequest(air).ok()) bases.push_back(air);
+      }
+    }
+    PlanRequest priced = r;
+    priced.mutable_constraints()->set_budget_usd(1e9);
+    priced.mutable_hardware()->mutable_accelerator()->set_price_usd(0);
+    priced.mutable_hardware()->mutable_server()->set_non_gpu_price_usd(0);
+    priced.mutable_hardware()->mutable_server()->set_price_usd(300000);
+    priced.mutable_costs()->set_facility_usd_per_it_watt(0);
+    if (ValidateRequest(priced).ok()) bases.push_back(priced);
   }
   int moves = 0;
   int invalid = 0;
@@ -703,10 +723,15 @@ TEST(ValidAfterMove, AgreesWithValidateRequestOnEveryMove) {
   EXPECT_GT(invalid, moves / 10);
 }
 
-// The section of a path is its first name; anything outside the five parts is the rest.
+// The section of a path is its first name (the second in the hardware); anything outside the
+// request's parts is the rest.
 TEST(RequestSectionOf, NamesTheTopLevelMessage) {
   EXPECT_EQ(RequestSectionOf("site.substation.power_factor"), kRequestSite);
-  EXPECT_EQ(RequestSectionOf("hardware.accelerator.tdp_watts"), kRequestHardware);
+  EXPECT_EQ(RequestSectionOf("hardware.accelerator.tdp_watts"), kRequestAccelerator);
+  EXPECT_EQ(RequestSectionOf("hardware.rack.power_limit_watts"), kRequestRack);
+  EXPECT_EQ(RequestSectionOf("hardware.calibration.kernel_launch_seconds"), kRequestCalibration);
+  EXPECT_EQ(RequestSectionOf("hardware.name"), kRequestHardwareOther);
+  EXPECT_EQ(kRequestHardware & RequestSectionOf("hardware.network.switch_radix"), kRequestNetwork);
   EXPECT_EQ(RequestSectionOf("costs.wacc"), kRequestCosts);
   EXPECT_EQ(RequestSectionOf("constraints.power_cap_watts"), kRequestConstraints);
   EXPECT_EQ(RequestSectionOf("efficiency.constant.mfu"), kRequestEfficiency);
