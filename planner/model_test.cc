@@ -13,6 +13,7 @@
 namespace dcplan {
 namespace {
 
+using ::dcplan::testing::CrossSectionVariant;
 using ::dcplan::testing::H100With;
 using ::dcplan::testing::IsOk;
 using ::dcplan::testing::SeedWith;
@@ -192,16 +193,8 @@ TEST(RebuildModel, BuildsWhatBuildValidatedModelBuilds) {
     PlanRequest r = LoadPreset(preset).value();
     r.mutable_constraints()->set_power_cap_watts(40e6);
     bases.push_back(r);
-    PlanRequest v = r;
-    v.mutable_site()->set_cooling(COOLING_AIR);
-    v.mutable_site()->clear_pue();
-    v.mutable_site()->clear_annual_pue();
-    v.mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_MEASURED);
+    PlanRequest v = CrossSectionVariant(r, 2e9);
     v.mutable_site()->mutable_building()->set_critical_it_power_watts(12e6);
-    v.mutable_constraints()->set_budget_usd(2e9);
-    v.mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
-    v.mutable_costs()->set_horizon_years(4);
-    v.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
     if (ValidateRequest(v).ok()) bases.push_back(v);
     PlanRequest c = r;
     c.mutable_efficiency()->mutable_constant()->set_mfu(0.4);

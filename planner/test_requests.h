@@ -73,6 +73,21 @@ inline PlanRequest H100With(absl::string_view extra) {
   return request;
 }
 
+// `r` air-cooled (both PUEs from the cooling), provisioned for its measured draw, under a TCO
+// budget of `budget_usd` over 4 years, maximizing realized compute: a request that switches on the
+// checks and the model parts that read several sections at once (the moves tests start from it).
+inline PlanRequest CrossSectionVariant(PlanRequest r, double budget_usd) {
+  r.mutable_site()->set_cooling(COOLING_AIR);
+  r.mutable_site()->clear_pue();
+  r.mutable_site()->clear_annual_pue();
+  r.mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_MEASURED);
+  r.mutable_constraints()->set_budget_usd(budget_usd);
+  r.mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
+  r.mutable_costs()->set_horizon_years(4);
+  r.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
+  return r;
+}
+
 // Adds the uncertain input `text` ("pue=uniform(1.0, 2.0)", ParseUncertain's grammar) to `r`,
 // failing the test on a parse error.
 inline void AddUncertain(absl::string_view text, PlanRequest* r) {

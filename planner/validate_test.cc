@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
+#include "planner/test_requests.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {
@@ -669,15 +670,7 @@ TEST(ValidAfterMove, AgreesWithValidateRequestOnEveryMove) {
   for (const std::string& preset : PresetNames()) {
     PlanRequest r = LoadPreset(preset).value();
     bases.push_back(r);
-    PlanRequest v = r;
-    v.mutable_site()->set_cooling(COOLING_AIR);
-    v.mutable_site()->clear_pue();
-    v.mutable_site()->clear_annual_pue();
-    v.mutable_site()->mutable_provisioning()->set_basis(PROVISIONING_BASIS_MEASURED);
-    v.mutable_constraints()->set_budget_usd(5e9);
-    v.mutable_constraints()->set_budget_on(BUDGET_ON_TCO);
-    v.mutable_costs()->set_horizon_years(4);
-    v.mutable_constraints()->set_objective(OBJECTIVE_MAX_REALIZED_COMPUTE);
+    const PlanRequest v = dcplan::testing::CrossSectionVariant(r, 5e9);
     if (ValidateRequest(v).ok()) bases.push_back(v);
     // Air cooling with rack limits around the racks' draw (moves of the rack, server and GPU
     // cross it), and a budget that only the server's price makes meaningful.
