@@ -11,8 +11,10 @@
 //   an unknown field, a repeated key, null, string escapes or non-ASCII text, numbers in unusual
 //   forms (exponents in integers, quoted doubles other than NaN and +-Infinity), a second member
 //   of a oneof, nesting deeper than 64.
-// proto/json_fast_test.cc checks both against protobuf's codec on every preset, plans, reports and
-// generated messages; the JSON fuzzer compares them on everything it makes.
+// Every Plan is printed, and every PlanRequest read, by code generated from the schema at build
+// time (proto/plan_json.h, proto/request_json.h) with the same results; other messages by
+// reflection. proto/json_fast_test.cc checks both against protobuf's codec on every preset, plans,
+// reports and generated messages; the JSON fuzzer compares them on everything it makes.
 //
 // Example:
 //   std::string out;
