@@ -756,12 +756,21 @@ std::size_t ResidentBytes() {
   return 0;
 }
 
+// How much resident memory 2,000 stalled bodies may add (they added 2.07 GB before the budget).
+// Under AddressSanitizer its shadow memory and the quarantine of freed blocks move the figure by
+// tens of MB from run to run (+106 to +202 MB seen, the bodies being the same 64 MiB).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::size_t kStalledBodiesGrowthBound = 300'000'000;
+#else
+constexpr std::size_t kStalledBodiesGrowthBound = 200'000'000;
+#endif
+
 TEST(Server, TwoThousandStalledBodiesStayWithinTheByteBudget) {
   // 2,000 connections each send a header for a 1 MiB body and all but one byte of it, then stall
   // (they held 2.07 GB before). Bodies are reserved from a 64 MiB budget before they are read: 64
   // of them fit (64 x 1 MiB), wait, and get 408 at the 5 s timeout; every other connection gets 503
   // (byte budget, or the 1,024-connection cap) or is reset while still sending. Resident memory
-  // grows by less than 200 MB.
+  // grows by less than 200 MB (300 MB under AddressSanitizer).
   constexpr int kClients = 2000;
   struct rlimit files;
   ::getrlimit(RLIMIT_NOFILE, &files);
@@ -808,7 +817,7 @@ TEST(Server, TwoThousandStalledBodiesStayWithinTheByteBudget) {
   const std::size_t during = ResidentBytes();
   std::printf("2,000 stalled bodies: resident %.1f MB before, %.1f MB while stalled (+%.1f MB)\n",
               before / 1e6, during / 1e6, (during - std::min(during, before)) / 1e6);
-  EXPECT_LT(during, before + 200'000'000);
+  EXPECT_LT(during, before + kStalledBodiesGrowthBound);
   // Every connection's outcome, read from all of them at once for at most 25 s.
   std::vector<std::string> got(kClients);
   std::vector<bool> open(kClients, true), was_reset(kClients, false);
