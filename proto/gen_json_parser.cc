@@ -38,11 +38,8 @@ using google::protobuf::FieldDescriptor;
 std::string ParseName(const Descriptor* d) { return dcplan::codegen::FunctionName("Parse_", d); }
 std::string FieldName(const Descriptor* d) { return dcplan::codegen::FunctionName("Field_", d); }
 
-// A C++ identifier for an enum type's reader.
 std::string EnumReader(const EnumDescriptor* e) {
-  std::string name = "Enum_";
-  for (char c : e->full_name()) name.push_back(c == '.' ? '_' : c);
-  return name;
+  return dcplan::codegen::FunctionName("Enum_", e);
 }
 
 // The function mapping a key to a field index: the field after the last one read by its name
@@ -87,41 +84,27 @@ void WriteEnumReader(const EnumDescriptor* e) {
 // object's `depth`.
 std::string Value(const FieldDescriptor* f, bool repeated) {
   const std::string name = Accessor(f);
+  // A number or a bool: read as C++ `type` by JsonReader's `read`.
+  const auto scalar = [&](const char* type, const char* read) {
+    return absl::StrCat(type, " v; if (!in.", read, "(&v)) return false; m->",
+                        repeated ? "add_" : "set_", name, "(v);");
+  };
   switch (f->cpp_type()) {
     case FieldDescriptor::CPPTYPE_MESSAGE:
       return absl::StrCat("if (!", ParseName(f->message_type()), "(in, m->",
                           repeated ? "add_" : "mutable_", name, "(), depth + 1)) return false;");
     case FieldDescriptor::CPPTYPE_DOUBLE:
+      return scalar("double", "ReadDouble");
     case FieldDescriptor::CPPTYPE_INT32:
+      return scalar("int32_t", "ReadInteger");
     case FieldDescriptor::CPPTYPE_INT64:
+      return scalar("int64_t", "ReadInteger");
     case FieldDescriptor::CPPTYPE_UINT32:
+      return scalar("uint32_t", "ReadInteger");
     case FieldDescriptor::CPPTYPE_UINT64:
-    case FieldDescriptor::CPPTYPE_BOOL: {
-      const char* type = "double";
-      const char* read = "ReadInteger";
-      switch (f->cpp_type()) {
-        case FieldDescriptor::CPPTYPE_DOUBLE:
-          read = "ReadDouble";
-          break;
-        case FieldDescriptor::CPPTYPE_INT32:
-          type = "int32_t";
-          break;
-        case FieldDescriptor::CPPTYPE_INT64:
-          type = "int64_t";
-          break;
-        case FieldDescriptor::CPPTYPE_UINT32:
-          type = "uint32_t";
-          break;
-        case FieldDescriptor::CPPTYPE_UINT64:
-          type = "uint64_t";
-          break;
-        default:
-          type = "bool";
-          read = "ReadBool";
-      }
-      return absl::StrCat(type, " v; if (!in.", read, "(&v)) return false; m->",
-                          repeated ? "add_" : "set_", name, "(v);");
-    }
+      return scalar("uint64_t", "ReadInteger");
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return scalar("bool", "ReadBool");
     case FieldDescriptor::CPPTYPE_ENUM:
       return absl::StrCat("absl::string_view s; int v; if (!in.ReadPlainString(&s) || !",
                           EnumReader(f->enum_type()), "(s, &v)) return false; m->",
@@ -197,15 +180,13 @@ int main() {
   std::vector<const EnumDescriptor*> enums;
   std::set<const EnumDescriptor*> enums_seen;
   for (const Descriptor* d : types) {
-    std::string file = d->file()->name();
-    headers.insert(file.substr(0, file.rfind('.')) + ".pb.h");
+    headers.insert(dcplan::codegen::GeneratedHeader(d->file()));
     for (int i = 0; i < d->field_count(); ++i) {
       const FieldDescriptor* f = d->field(i);
       if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM &&
           enums_seen.insert(f->enum_type()).second) {
         enums.push_back(f->enum_type());
-        std::string enum_file = f->enum_type()->file()->name();
-        headers.insert(enum_file.substr(0, enum_file.rfind('.')) + ".pb.h");
+        headers.insert(dcplan::codegen::GeneratedHeader(f->enum_type()->file()));
       }
     }
   }

@@ -36,6 +36,15 @@ std::string FunctionName(const std::string& prefix, const Descriptor* d) {
   return absl::StrCat(prefix, absl::StrReplaceAll(d->full_name(), {{".", "_"}}));
 }
 
+std::string FunctionName(const std::string& prefix, const EnumDescriptor* e) {
+  return absl::StrCat(prefix, absl::StrReplaceAll(e->full_name(), {{".", "_"}}));
+}
+
+std::string GeneratedHeader(const google::protobuf::FileDescriptor* file) {
+  const std::string& name = file->name();
+  return absl::StrCat(name.substr(0, name.rfind('.')), ".pb.h");
+}
+
 std::string Accessor(const FieldDescriptor* f) {
   static const std::set<std::string> kKeywords = {
       "alignas",  "alignof",  "and",      "asm",      "auto",     "bool",      "break",

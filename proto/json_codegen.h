@@ -25,8 +25,13 @@ std::string ClassName(const google::protobuf::Descriptor* d);
 // The C++ type of an enum: ::dcplan::Cooling, ::dcplan::Outer_Inner.
 std::string EnumClassName(const google::protobuf::EnumDescriptor* e);
 
-// A generated function's name for a message type: `prefix` + the full name with '_' for '.'.
+// A generated function's name for a message or enum type: `prefix` + the full name with '_' for
+// '.'.
 std::string FunctionName(const std::string& prefix, const google::protobuf::Descriptor* d);
+std::string FunctionName(const std::string& prefix, const google::protobuf::EnumDescriptor* e);
+
+// The C++ header protoc generates for `file` ("proto/plan.proto" -> "proto/plan.pb.h").
+std::string GeneratedHeader(const google::protobuf::FileDescriptor* file);
 
 // The accessor protobuf's C++ generator gives a field: its name, with `_` after a C++ keyword.
 std::string Accessor(const google::protobuf::FieldDescriptor* f);
