@@ -179,6 +179,7 @@ struct LedgerField {
   bool text;         // shown as text: a list, an enum, a bool or a string
   bool mfu_only;     // read only by the compute model (MFU and peak)
   bool money_only;   // read only by the money
+  unsigned section;  // the request section it lies in (RequestSectionOf)
   int parent;        // index of the message holding it in LedgerParents()
 };
 
@@ -208,6 +209,7 @@ const std::vector<LedgerField>& LedgerFields() {
                f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
       l.mfu_only = l.calibration || absl::StartsWith(path, "efficiency.") || ComputeOnly(path);
       l.money_only = MoneyOnly(path);
+      l.section = RequestSectionOf(path);
       const std::string parent = path.substr(0, path.rfind('.') + 1);
       auto [it, added] = parent_of.emplace(parent, static_cast<int>(LedgerParents().size()));
       if (added) LedgerParents().push_back(field);
@@ -297,8 +299,9 @@ int OtherEnumValue(absl::string_view path, int value) {
 // or cannot be solved. `request` is changed for the solve and put back as it was (the field's value
 // and presence, and any message the path had to create), which costs nothing next to copying a
 // request of ~100 fields for each of a plan's ~25 moves. A path through a oneof member that is
-// absent would unset its sibling: those moves solve a copy instead.
-double ObjectiveWith(const MoveBase& base, const FieldRef& field, double v) {
+// absent would unset its sibling: those moves solve a copy instead. `section` is the field's
+// (RequestSectionOf, worked out once per schema field).
+double ObjectiveWith(const MoveBase& base, const FieldRef& field, unsigned section, double v) {
   PlanRequest* request = base.request;
   Message* msg = request;
   Message* created_in = nullptr;  // the message where the path's first absent message was created
@@ -329,7 +332,7 @@ double ObjectiveWith(const MoveBase& base, const FieldRef& field, double v) {
   const bool was_present = !leaf->has_presence() || msg->GetReflection()->HasField(*msg, leaf);
   double moved = std::nan("");
   if (SetNumberIn(field, v, msg).ok()) {
-    moved = ObjectiveForMoved(*request, base, RequestSectionOf(field.path));
+    moved = ObjectiveForMoved(*request, base, section);
   }
   if (created != nullptr) {
     created_in->GetReflection()->ClearField(created_in, created);
@@ -341,9 +344,10 @@ double ObjectiveWith(const MoveBase& base, const FieldRef& field, double v) {
   return moved;
 }
 
-// The relative change of the objective when `field` moves (+10% of a number, then -10% if that is
-// invalid; the other value of an enum), or 0 when it cannot move.
-double Influence(const MoveBase& moves, const FieldRef& field, double value, double base) {
+// The relative change of the objective when the ledger field `l` moves (+10% of a number, then -10%
+// if that is invalid; the other value of an enum), or 0 when it cannot move.
+double Influence(const MoveBase& moves, const LedgerField& l, double value, double base) {
+  const FieldRef& field = *l.field;
   if (!(base > 0)) return 0;
   PlanRequest* request = moves.request;
   const FieldDescriptor* f = field.leaf();
@@ -358,8 +362,7 @@ double Influence(const MoveBase& moves, const FieldRef& field, double value, dou
     if (e == nullptr || !SetField(field, e->name(), "influence", &changed).ok()) return 0;
     // SetField changes fields of the path's own section (site.cooling clears both PUEs) and
     // records a source.
-    const double moved =
-        ObjectiveForMoved(changed, moves, RequestSectionOf(field.path) | kRequestRest);
+    const double moved = ObjectiveForMoved(changed, moves, l.section | kRequestRest);
     return std::isfinite(moved) ? std::fabs(moved - base) / base : 0;
   }
   if (!field.numeric() || value == 0) return 0;
@@ -370,7 +373,7 @@ double Influence(const MoveBase& moves, const FieldRef& field, double value, dou
     if (integer)
       v = std::max(1.0, std::round(v)) == value ? value + (factor > 1 ? 1 : -1)
                                                 : std::max(1.0, std::round(v));
-    const double moved = ObjectiveWith(moves, field, v);
+    const double moved = ObjectiveWith(moves, field, l.section, v);
     if (std::isfinite(moved)) return std::fabs(moved - base) / base;
   }
   return 0;
@@ -529,7 +532,7 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
     if ((l.mfu_only && model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) || money_only) {
       if (influence) a->set_influence(0);
     } else if (influence && !(request.has_workload() && workload_field)) {
-      a->set_influence(Influence(moves, field, value, base));
+      a->set_influence(Influence(moves, l, value, base));
     }
   }
   // Most influential first; ties keep the schema's order. The pointers move, not the entries.

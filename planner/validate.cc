@@ -312,8 +312,9 @@ absl::Status ValidateHardware(const Hardware& hardware, const Site& site, absl::
     DCPLAN_RETURN_IF_ERROR(ValidateRack(hardware.rack(), hardware.accelerator(), hardware.server(),
                                         site.provisioning(), SubPath(path, ".rack")));
   }
-  if (reads(kRequestPod))
+  if (reads(kRequestPod)) {
     DCPLAN_RETURN_IF_ERROR(ValidatePod(hardware.pod(), SubPath(path, ".pod")));
+  }
   if (reads(kRequestNetwork)) {
     DCPLAN_RETURN_IF_ERROR(ValidateNetwork(hardware.network(), SubPath(path, ".network")));
   }
@@ -792,25 +793,12 @@ absl::Status AttachLeadingPath(absl::Status status) {
   return WithFieldPath(std::move(status), path);
 }
 
-// The parts of a request a check reads (RequestSection bits, planner/validate.h).
-constexpr unsigned kHardware = kRequestHardware;
-constexpr unsigned kAccelerator = kRequestAccelerator;
-constexpr unsigned kServer = kRequestServer;
-constexpr unsigned kRack = kRequestRack;
-constexpr unsigned kNetwork = kRequestNetwork;
-constexpr unsigned kSite = kRequestSite;
-constexpr unsigned kEfficiency = kRequestEfficiency;
-constexpr unsigned kConstraints = kRequestConstraints;
-constexpr unsigned kCosts = kRequestCosts;
-constexpr unsigned kWorkload = kRequestWorkload;
-constexpr unsigned kRest = kRequestRest;
-
 // Every check, in field order; each runs when `sections` holds a part it reads (all of them for
 // ValidateRequest). A check reads only the messages it is handed, so its reads are its arguments.
 absl::Status ValidateRequestFields(const PlanRequest& request, unsigned sections = kRequestAll) {
   auto reads = [sections](unsigned parts) { return (sections & parts) != 0; };
-  if (reads(kRest)) DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
-  if (reads(kHardware | kSite)) {
+  if (reads(kRequestRest)) DCPLAN_RETURN_IF_ERROR(ValidateSchemaVersion(request.schema_version()));
+  if (reads(kRequestHardware | kRequestSite)) {
     DCPLAN_RETURN_IF_ERROR(
         ValidateHardware(request.hardware(), request.site(), "hardware", sections));
   }
@@ -818,20 +806,23 @@ absl::Status ValidateRequestFields(const PlanRequest& request, unsigned sections
     DCPLAN_RETURN_IF_ERROR(
         ValidateCalibration(request.hardware().calibration(), "hardware.calibration"));
   }
-  if (reads(kSite)) DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
-  if (reads(kAccelerator | kServer | kRack | kSite)) {
+  if (reads(kRequestSite)) DCPLAN_RETURN_IF_ERROR(ValidateSite(request.site(), "site"));
+  if (reads(kRequestAccelerator | kRequestServer | kRequestRack | kRequestSite)) {
     DCPLAN_RETURN_IF_ERROR(ValidateCoolingFitsHardware(request.hardware(), request.site()));
   }
-  if (reads(kEfficiency)) {
+  if (reads(kRequestEfficiency)) {
     DCPLAN_RETURN_IF_ERROR(ValidateEfficiency(request.efficiency(), "efficiency"));
   }
-  if (reads(kConstraints | kSite)) {
+  if (reads(kRequestConstraints | kRequestSite)) {
     DCPLAN_RETURN_IF_ERROR(
         ValidateConstraints(request.constraints(), request.site(), "constraints"));
   }
-  if (reads(kCosts)) DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
-  if (reads(kConstraints | kCosts)) DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
-  if (reads(kAccelerator | kConstraints) && request.hardware().accelerator().power_limit_auto() &&
+  if (reads(kRequestCosts)) DCPLAN_RETURN_IF_ERROR(ValidateCosts(request.costs(), "costs"));
+  if (reads(kRequestConstraints | kRequestCosts)) {
+    DCPLAN_RETURN_IF_ERROR(ValidateCapCombination(request));
+  }
+  if (reads(kRequestAccelerator | kRequestConstraints) &&
+      request.hardware().accelerator().power_limit_auto() &&
       request.constraints().objective() != OBJECTIVE_MAX_REALIZED_COMPUTE) {
     return WithFieldPath(
         absl::FailedPreconditionError(absl::StrCat(
@@ -842,18 +833,22 @@ absl::Status ValidateRequestFields(const PlanRequest& request, unsigned sections
         "hardware.accelerator.power_limit_auto");
   }
   if (request.has_workload()) {
-    if (reads(kWorkload)) DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
-    if (reads(kWorkload | kHardware)) {
+    if (reads(kRequestWorkload)) {
+      DCPLAN_RETURN_IF_ERROR(ValidateWorkload(request.workload(), "workload"));
+    }
+    if (reads(kRequestWorkload | kRequestHardware)) {
       DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
       DCPLAN_RETURN_IF_ERROR(ValidatePrecisionOnHardware(request.workload(), request.hardware(),
                                                          "workload", "hardware"));
     }
   } else if (request.efficiency().has_reference_workload() &&
-             reads(kWorkload | kEfficiency | kAccelerator | kServer | kNetwork)) {
+             reads(kRequestWorkload | kRequestEfficiency | kRequestAccelerator | kRequestServer |
+                   kRequestNetwork)) {
     DCPLAN_RETURN_IF_ERROR(ValidateWorkloadHardware(request.hardware(), "hardware"));
   }
-  if (reads(kRest)) DCPLAN_RETURN_IF_ERROR(ValidateSources(request));
-  if (reads(kAccelerator | kServer | kSite | kConstraints | kCosts)) {
+  if (reads(kRequestRest)) DCPLAN_RETURN_IF_ERROR(ValidateSources(request));
+  if (reads(kRequestAccelerator | kRequestServer | kRequestSite | kRequestConstraints |
+            kRequestCosts)) {
     return ValidateNothingIgnored(request);
   }
   return absl::OkStatus();
