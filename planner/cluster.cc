@@ -47,10 +47,13 @@ units::Power MeasuredItPower(const Model& m, const ClusterEval& e) {
                    m.rack.overhead_measured, m.network.switch_measured);
 }
 
-void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
+namespace {
+
+// EvaluatePower with the training servers the `gpus` (>= 0) fill already counted.
+inline void EvaluatePowerIn(const Model& m, int64_t gpus, int64_t training_servers,
+                            ClusterEval* out) {
   ClusterEval& e = *out;
-  e.gpus = gpus < 0 ? 0 : gpus;
-  const int64_t training_servers = CeilDiv(e.gpus, m.server.gpus);
+  e.gpus = gpus;
   e.spare_servers = m.auxiliary.any ? SpareServers(m, training_servers) : 0;
   e.servers = training_servers + e.spare_servers;
   // Racks and pods straight from the servers: ceil(ceil(a / b) / c) = ceil(a / (b c)), so the
@@ -96,6 +99,18 @@ void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
     e.it_power = e.compute_it_power;
   }
   e.facility_power = e.it_power * m.site.pue;
+}
+
+}  // namespace
+
+void EvaluatePower(const Model& m, int64_t gpus, ClusterEval* out) {
+  if (gpus < 0) gpus = 0;
+  EvaluatePowerIn(m, gpus, CeilDiv(gpus, m.server.gpus), out);
+}
+
+void EvaluateServersPower(const Model& m, int64_t servers, ClusterEval* out) {
+  if (servers < 0) servers = 0;
+  EvaluatePowerIn(m, servers * m.server.gpus, servers, out);
 }
 
 void CopyPowerPart(const ClusterEval& from, ClusterEval* to) {

@@ -91,6 +91,9 @@ ClusterEval EvaluateForCaps(const Model& model, int64_t gpus);
 // (other fields untouched); capex and opex from those; peak, MFU and realized compute from the GPU
 // count.
 void EvaluatePower(const Model& model, int64_t gpus, ClusterEval* eval);
+// The same for `servers` full training servers (servers x GPUs per server GPUs): for the solver's
+// probes, which count in servers, without dividing their GPUs back into servers.
+void EvaluateServersPower(const Model& model, int64_t servers, ClusterEval* eval);
 
 // IT power of `eval`'s devices (counts and fabric from EvaluatePower) at their nameplate, and at
 // their measured draw under training load (the nameplate where none is given).

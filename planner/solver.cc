@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,12 +30,14 @@ Power PowerCapUse(const Model& m, const ClusterEval& e) {
   return m.caps.power_cap_at == POWER_CAP_AT_IT ? e.it_power : e.facility_power;
 }
 
-// Largest server count allowed by `limit` when each server adds at least `per_server` (watts or
-// dollars, in any quantity of the same dimension); `inf` for none.
+// The server counts allowed by `limit` when each server adds at least `per_server` (watts or
+// dollars, in any quantity of the same dimension): limit / per_server, whose whole part is the
+// largest count (left unrounded: every use compares it with whole numbers or truncates it, the
+// same as its floor for a limit >= 0); `inf` for none.
 template <typename Quantity>
 double ServersWithin(Quantity limit, Quantity per_server) {
   if (!(per_server > Quantity::from_value(0.0))) return std::numeric_limits<double>::infinity();
-  return std::floor(units::InFraction(limit / per_server));
+  return units::InFraction(limit / per_server);
 }
 
 // BrokenCaps, here where the search can inline it.
@@ -74,7 +78,7 @@ class ServerSearch {
   // Sizes above `high` are known to break a cap. `eval` is where the probes' evaluations go, with
   // the search's own scratch: the one at `low` ends up in one of the two (see low_eval()).
   ServerSearch(const Model& m, int64_t high, ClusterEval* eval, ClusterEval* scratch)
-      : m_(m), gps_(m.server.gpus), high_(high), evals_{eval, scratch} {}
+      : m_(m), high_(high), evals_{eval, scratch} {}
 
   // Runs the search, starting at `guess` when it is in [0, high] (a good guess, such as the answer
   // for a neighbouring request, saves probes; a bad one costs a few), else at `high`, which is
@@ -124,7 +128,7 @@ class ServerSearch {
   uint32_t BrokenAboveLow() {
     if (broken_above_ != 0) return broken_above_;
     ClusterEval& e = *evals_[1 - low_slot_];
-    EvaluatePower(m_, (low_ + 1) * gps_, &e);
+    EvaluateServersPower(m_, low_ + 1, &e);
     if (m_.caps.has_budget) AddCost(m_, &e);
     return CapsBroken(m_, e);
   }
@@ -144,7 +148,7 @@ class ServerSearch {
   bool Probe(int64_t n) {
     const int slot = 1 - low_slot_;  // never overwrite the evaluation at low
     ClusterEval& e = *evals_[slot];
-    EvaluatePower(m_, n * gps_, &e);
+    EvaluateServersPower(m_, n, &e);
     if (m_.caps.has_budget) AddCost(m_, &e);
     const uint32_t broken = CapsBroken(m_, e);
     previous_ = last_;
@@ -174,35 +178,34 @@ class ServerSearch {
   }
 
   // Where the caps put the answer, from the last probe (and the one before it when there is one):
-  // where each cap's use reaches 1.
+  // where each cap's use reaches the cap, by a secant through the two probes' uses (or in
+  // proportion to the last probe's use): one division a cap.
   double Guess() const {
     double g = std::numeric_limits<double>::infinity();
-    auto cap = [&](units::Ratio use_now, units::Ratio use_before) {
-      const double now = units::InFraction(use_now), before = units::InFraction(use_before);
-      if (previous_.n >= 0 && previous_.n != last_.n && now != before) {
-        // Secant through the last two probes.
-        g = std::min(g, D(last_.n) + (1.0 - now) * D(last_.n - previous_.n) / (now - before));
+    const bool secant = previous_.n >= 0 && previous_.n != last_.n;
+    auto cap = [&](double limit, double now, double before) {
+      if (secant && now != before) {
+        g = std::min(g, D(last_.n) + (limit - now) * D(last_.n - previous_.n) / (now - before));
       } else if (now > 0) {
-        // Proportional from the last probe.
-        g = std::min(g, D(last_.n) / now);
+        g = std::min(g, D(last_.n) * limit / now);
       }
     };
     if (m_.caps.has_power_cap) {
-      cap(last_.power / m_.caps.power_cap, previous_.power / m_.caps.power_cap);
+      cap(units::InWatts(m_.caps.power_cap), units::InWatts(last_.power),
+          units::InWatts(previous_.power));
     }
     if (m_.site.has_substation) {
-      cap(last_.substation / m_.site.substation_capacity,
-          previous_.substation / m_.site.substation_capacity);
+      cap(units::InWatts(m_.site.substation_capacity), units::InWatts(last_.substation),
+          units::InWatts(previous_.substation));
     }
     if (m_.caps.has_budget) {
-      cap(last_.budget / m_.caps.budget, previous_.budget / m_.caps.budget);
+      cap(units::InUsd(m_.caps.budget), units::InUsd(last_.budget), units::InUsd(previous_.budget));
     }
-    if (!std::isfinite(g)) return D(high_);
-    return std::floor(g);
+    // Unrounded: Run compares it with whole numbers and truncates it, the same as its floor there.
+    return std::isfinite(g) ? g : D(high_);
   }
 
   const Model& m_;
-  const int64_t gps_;
   int64_t low_ = 0;            // fits every cap, or 0
   int64_t high_;               // every size above breaks a cap
   uint32_t broken_above_ = 0;  // what high + 1 breaks, when it was probed
@@ -276,10 +279,36 @@ absl::StatusOr<Solution> Solve(const Model& m, int64_t guess_servers) {
   return s;
 }
 
-// The most servers every cap allows, from below: each server adds at least its own IT power (and
-// that times the PUE at the meter), its price, and its share of the facility cost. +inf when
-// nothing caps the cluster (an error: no cap to solve under); an error when a cap caps nothing.
-absl::StatusOr<double> ServerUpperBound(const Model& m) {
+// Why ServerUpperBound found no bound to search under.
+enum class NoBound { kNone, kNoCap, kBuildingsCapNothing, kBudgetCapsNothing };
+
+// The error for `why` (out of line: the solver's hot path never builds one).
+ABSL_ATTRIBUTE_NOINLINE absl::Status NoBoundError(const Model& m, NoBound why) {
+  switch (why) {
+    case NoBound::kBuildingsCapNothing:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "site.max_buildings is ", m.site.max_buildings,
+          " but site.building.critical_it_power_watts is 0 (no limit per building), so one "
+          "building holds any cluster and max_buildings caps nothing: set "
+          "site.building.critical_it_power_watts, or leave max_buildings at 0"));
+    case NoBound::kBudgetCapsNothing:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "constraints.budget_usd is ", absl::StrFormat("%.15g", units::InUsd(m.caps.budget)),
+          " but nothing in the request has a price, so the budget caps nothing: set "
+          "hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0"));
+    default:
+      return absl::FailedPreconditionError(
+          "no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, "
+          "constraints.max_gpus, a rated site.substation, or site.max_buildings with "
+          "site.building.critical_it_power_watts");
+  }
+}
+
+// The most servers every cap allows (the whole part of the result, >= 0 or +inf), from below: each
+// server adds at least its own IT power (and that times the PUE at the meter), its price, and its
+// share of the facility cost. Sets *why (and
+// returns 0) when nothing caps the cluster, or a cap caps nothing: both errors (NoBoundError).
+inline double ServerUpperBound(const Model& m, NoBound* why) {
   const int64_t gps = m.server.gpus;
   const Power server_it = m.ServerPower();
   const Power server_meter = server_it * m.site.pue;
@@ -301,11 +330,8 @@ absl::StatusOr<double> ServerUpperBound(const Model& m) {
   if (m.site.max_buildings > 0) {
     // Without a building power limit one building holds any cluster: the cap would cap nothing.
     if (m.pods_per_building <= 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "site.max_buildings is ", m.site.max_buildings,
-          " but site.building.critical_it_power_watts is 0 (no limit per building), so one "
-          "building holds any cluster and max_buildings caps nothing: set "
-          "site.building.critical_it_power_watts, or leave max_buildings at 0"));
+      *why = NoBound::kBuildingsCapNothing;
+      return 0;
     }
     hi = std::min(hi, D(m.site.max_buildings) * D(m.pods_per_building) * D(m.racks_per_pod) *
                           D(m.servers_per_rack));
@@ -329,21 +355,27 @@ absl::StatusOr<double> ServerUpperBound(const Model& m) {
     }
     if (!(per > units::Usd(0.0))) {
       // Nothing costs anything per server: the budget would cap nothing, whatever the other caps.
-      return absl::FailedPreconditionError(absl::StrCat(
-          "constraints.budget_usd is ", absl::StrFormat("%.15g", units::InUsd(m.caps.budget)),
-          " but nothing in the request has a price, so the budget caps nothing: set "
-          "hardware.server.price_usd or hardware.accelerator.price_usd, or leave budget_usd at 0"));
+      *why = NoBound::kBudgetCapsNothing;
+      return 0;
     }
     hi = std::min(hi, ServersWithin(m.caps.budget, per));
     capped = true;
   }
   if (!capped) {
-    return absl::FailedPreconditionError(
-        "no cap to solve under: set constraints.power_cap_watts, constraints.budget_usd, "
-        "constraints.max_gpus, a rated site.substation, or site.max_buildings with "
-        "site.building.critical_it_power_watts");
+    *why = NoBound::kNoCap;
+    return 0;
   }
   return hi;
+}
+
+// The search's top: the whole part of the bound `hi` (>= 0, or +inf), or one server past dcplan's
+// size limit (so the limit can bind) when that is lower. kMaxGpus / gps is an integer division,
+// left out when `hi` is below it.
+inline int64_t SearchHigh(double hi, int64_t gps) {
+  // Below kMaxGpus / gps, hi is below the limit's kMaxGpus / gps + 1 servers too.
+  if (hi * D(gps) < D(kMaxGpus)) return static_cast<int64_t>(hi);
+  const int64_t size_limit_servers = kMaxGpus / gps + 1;
+  return hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi);
 }
 
 // Under OBJECTIVE_MAX_REALIZED_COMPUTE: the smallest size, at most `low` servers, that realizes the
@@ -404,12 +436,10 @@ bool AnswersAt(const Model& m, int64_t servers, const ClusterEval& at, const Clu
   const uint32_t broken = CapsBroken(m, above);
   if (broken == 0) return false;
   // SolveInto's search range: `servers` must be in it (the search never looks beyond).
-  absl::StatusOr<double> hi = ServerUpperBound(m);
-  if (!hi.ok()) return false;
-  const int64_t size_limit_servers = kMaxGpus / m.server.gpus + 1;
-  const int64_t high =
-      *hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(*hi);
-  if (servers > high) return false;
+  NoBound why = NoBound::kNone;
+  const double hi = ServerUpperBound(m, &why);
+  if (why != NoBound::kNone) return false;
+  if (servers > SearchHigh(hi, m.server.gpus)) return false;
   *broken_by_one_more = broken;
   return true;
 }
@@ -417,15 +447,14 @@ bool AnswersAt(const Model& m, int64_t servers, const ClusterEval& at, const Clu
 absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution) {
   Solution& s = *solution;
   const int64_t gps = m.server.gpus;
-  DCPLAN_ASSIGN_OR_RETURN(const double hi, ServerUpperBound(m));
-  // Never search beyond dcplan's size limit (one server past it, so the limit can bind).
-  const int64_t size_limit_servers = kMaxGpus / gps + 1;
+  NoBound why = NoBound::kNone;
+  const double hi = ServerUpperBound(m, &why);
+  if (ABSL_PREDICT_FALSE(why != NoBound::kNone)) return NoBoundError(m, why);
   // The probes' second evaluation: one per thread, kept between calls, since zeroing a fresh
   // ClusterEval is a measurable share of a sweep's time per point.
   static thread_local ClusterEval scratch;
-  ServerSearch search(m,
-                      hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi),
-                      &s.eval, &scratch);
+  // Never search beyond dcplan's size limit (one server past it, so the limit can bind).
+  ServerSearch search(m, SearchHigh(hi, gps), &s.eval, &scratch);
   search.Run(guess_servers);
   const int64_t low = search.low();
   s.largest_feasible_servers = low;

@@ -117,6 +117,40 @@ TEST(Solver, CapSmallerThanOneServerGivesZeroGpus) {
   EXPECT_EQ(s.binding, BINDING_CONSTRAINT_FACILITY_POWER);
 }
 
+// dcplan's size limit, a trillion GPUs (kMaxGpus): 125,000,000,000 servers of 8 GPUs at 500 W,
+// 4,000 W a server and 5e14 W in all. Caps on either side of it, where the search's top switches
+// from the power's bound to one server past the limit.
+constexpr char kHalfKilowattGpus[] = "hardware { accelerator { tdp_watts: 500 } } ";
+
+TEST(Solver, TheSizeLimitBindsAtATrillionGpus) {
+  // 6e14 W would hold 150e9 servers: the limit binds at 125e9 (1e12 GPUs).
+  Solution s = SolveOrDie(
+      SeedWith(absl::StrCat(kHalfKilowattGpus, "constraints { power_cap_watts: 6e14 }")));
+  EXPECT_EQ(s.servers, 125000000000);
+  EXPECT_EQ(s.eval.gpus, 1000000000000);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_SIZE_LIMIT);
+  EXPECT_EQ(s.broken_by_one_more, kCapSizeLimit);
+}
+
+TEST(Solver, APowerCapAtTheSizeLimitBindsWithIt) {
+  // 5e14 W is exactly 125e9 servers: one more breaks the power cap and the limit; the power,
+  // first in FirstBrokenCap's order, is named.
+  Solution s = SolveOrDie(
+      SeedWith(absl::StrCat(kHalfKilowattGpus, "constraints { power_cap_watts: 5e14 }")));
+  EXPECT_EQ(s.servers, 125000000000);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_FACILITY_POWER);
+  EXPECT_EQ(s.broken_by_one_more, kCapFacilityPower | kCapSizeLimit);
+}
+
+TEST(Solver, APowerCapJustBelowTheSizeLimitBindsAlone) {
+  // One server's 4,000 W less: 124,999,999,999 servers, and one more breaks only the power.
+  Solution s = SolveOrDie(SeedWith(
+      absl::StrCat(kHalfKilowattGpus, "constraints { power_cap_watts: 499999999996000 }")));
+  EXPECT_EQ(s.servers, 124999999999);
+  EXPECT_EQ(s.binding, BINDING_CONSTRAINT_FACILITY_POWER);
+  EXPECT_EQ(s.broken_by_one_more, kCapFacilityPower);
+}
+
 TEST(Solver, RefusesARequestWithoutAnyCap) {
   Model m = BuildModel(SeedWith("")).value();
   EXPECT_THAT(Solve(m), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no cap")));
