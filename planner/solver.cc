@@ -234,37 +234,35 @@ BindingConstraint FirstBrokenCap(uint32_t broken) {
   return BINDING_CONSTRAINT_NONE;
 }
 
+namespace {
+
+// HeadroomOf written into `*out`, every field of it (SolveInto's solution may hold another
+// model's): no CapHeadroom built and copied.
+inline void FillHeadroom(const Model& m, const ClusterEval& e, CapHeadroom* out) {
+  CapHeadroom& h = *out;
+  const Power zero_power = units::Watts(0.0);
+  const bool power_cap = m.caps.has_power_cap;
+  h.has_it_power = power_cap && m.caps.power_cap_at == POWER_CAP_AT_IT;
+  h.it_power = h.has_it_power ? m.caps.power_cap - e.it_power : zero_power;
+  // A cap at the substation is reported as the substation's headroom below.
+  h.has_facility_power = power_cap && m.caps.power_cap_at != POWER_CAP_AT_IT &&
+                         m.caps.power_cap_at != POWER_CAP_AT_SUBSTATION;
+  h.facility_power = h.has_facility_power ? m.caps.power_cap - e.facility_power : zero_power;
+  h.has_substation = m.site.has_substation;
+  h.substation = h.has_substation ? m.site.substation_capacity - e.facility_power : zero_power;
+  h.has_gpus = m.caps.max_gpus > 0;
+  h.gpus = h.has_gpus ? m.caps.max_gpus - e.gpus : 0;
+  h.has_buildings = m.site.max_buildings > 0;
+  h.buildings = h.has_buildings ? m.site.max_buildings - e.buildings : 0;
+  h.has_budget = m.caps.has_budget;
+  h.budget = h.has_budget ? m.caps.budget - BudgetUse(m, e) : units::Usd(0.0);
+}
+
+}  // namespace
+
 CapHeadroom HeadroomOf(const Model& m, const ClusterEval& e) {
   CapHeadroom h;
-  if (m.caps.has_power_cap) {
-    switch (m.caps.power_cap_at) {
-      case POWER_CAP_AT_IT:
-        h.has_it_power = true;
-        h.it_power = m.caps.power_cap - e.it_power;
-        break;
-      case POWER_CAP_AT_SUBSTATION:
-        break;  // reported as the substation's headroom below
-      default:
-        h.has_facility_power = true;
-        h.facility_power = m.caps.power_cap - e.facility_power;
-    }
-  }
-  if (m.site.has_substation) {
-    h.has_substation = true;
-    h.substation = m.site.substation_capacity - e.facility_power;
-  }
-  if (m.caps.max_gpus > 0) {
-    h.has_gpus = true;
-    h.gpus = m.caps.max_gpus - e.gpus;
-  }
-  if (m.site.max_buildings > 0) {
-    h.has_buildings = true;
-    h.buildings = m.site.max_buildings - e.buildings;
-  }
-  if (m.caps.has_budget) {
-    h.has_budget = true;
-    h.budget = m.caps.budget - BudgetUse(m, e);
-  }
+  FillHeadroom(m, e, &h);
   return h;
 }
 
@@ -475,7 +473,7 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
   } else {
     s.eval = EvaluateCluster(m, s.servers * gps);
   }
-  s.headroom = HeadroomOf(m, s.eval);
+  FillHeadroom(m, s.eval, &s.headroom);
   return absl::OkStatus();
 }
 
