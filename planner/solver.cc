@@ -201,8 +201,11 @@ class ServerSearch {
     if (m_.caps.has_budget) {
       cap(units::InUsd(m_.caps.budget), units::InUsd(last_.budget), units::InUsd(previous_.budget));
     }
-    // Unrounded: Run compares it with whole numbers and truncates it, the same as its floor there.
-    return std::isfinite(g) ? g : D(high_);
+    // The whole number nearest the crossing, as Run truncates it: a probe there and one beside it
+    // settle the answer whichever side of it the crossing falls, when the estimate is within half
+    // a server (the floor needed it to fall short of the next whole number: 4 probes instead of 3
+    // for the h100-dgx under all caps, whose first secant says 6486.98 for 6487.2).
+    return std::isfinite(g) ? g + 0.5 : D(high_);
   }
 
   const Model& m_;
