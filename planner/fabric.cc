@@ -8,11 +8,11 @@
 namespace dcplan {
 namespace {
 // Links a top-of-rack leaf that serves `ports` (<= d) NICs sends up: its share of the u uplinks.
-int64_t LeafUplinks(int64_t ports, int64_t d, int64_t u) { return CeilDiv(ports * u, d); }
+int64_t LeafUplinks(int64_t ports, const Divisor& d, int64_t u) { return CeilDiv(ports * u, d); }
 
 // Leaves and the links above them for `ports` NIC ports that share leaves only within themselves
 // (one rack), `d` down and `u` up per leaf.
-void GroupLeaves(int64_t ports, int64_t d, int64_t u, int64_t* leaves, int64_t* links) {
+void GroupLeaves(int64_t ports, const Divisor& d, int64_t u, int64_t* leaves, int64_t* links) {
   const int64_t full = ports / d;
   const int64_t rest = ports % d;
   *leaves += full + (rest > 0);
@@ -75,14 +75,14 @@ void SizeFabric(const FabricSpec& spec, int64_t endpoints, FabricSize* out) {
   } else {
     f.optic_count = 2 * endpoints;
   }
-  const int64_t k = spec.radix;
+  const Divisor& k = spec.radix;
   if (endpoints <= k) {
     f.tiers = 1;
     f.switches_per_tier[0] = 1;
     f.switch_count = 1;
     return;
   }
-  const int64_t d = spec.downlinks[0];
+  const Divisor& d = spec.downlinks[0];
   const int64_t u = k - d;
   int64_t leaves = 0;
   int64_t links = 0;
@@ -131,7 +131,7 @@ void SizeFabric(const FabricSpec& spec, int64_t endpoints, FabricSize* out) {
   f.switch_count = leaves;
   int64_t inter_tier_links = links;
   for (int t = 1; t < tiers - 1; ++t) {
-    const int64_t dt = spec.downlinks[t];
+    const Divisor& dt = spec.downlinks[t];
     const int64_t switches = CeilDiv(links, dt);
     f.switches_per_tier[t] = switches;
     f.switch_count += switches;

@@ -29,6 +29,8 @@
 #include <array>
 #include <cstdint>
 
+#include "base/numbers.h"
+
 namespace dcplan {
 
 // Deepest fat tree dcplan sizes: 8 tiers of radix 4 still serve 2 x 4 x 2^6 = 512 hosts, and every
@@ -52,14 +54,15 @@ enum class LeafLayout {
   kRailOptimized  // a leaf serves one rail: the n-th NIC of up to d_1 servers
 };
 
-// The shape of a fabric, fixed by the request: the model derives it once.
+// The shape of a fabric, fixed by the request: the model derives it once. Its port counts are
+// Divisors (base/numbers.h): each sizing divides by them along the tiers, and they read as int64_t.
 struct FabricSpec {
-  int64_t radix = 0;
+  Divisor radix = 0;
   // Ports facing down at tier i (leaf = [0]) when tier i is not the top; the top tier uses all.
-  std::array<int64_t, kMaxFabricTiers> downlinks{};
+  std::array<Divisor, kMaxFabricTiers> downlinks{};
   LeafLayout layout = LeafLayout::kPacked;
-  int64_t ports_per_server = 1;  // NIC ports per server (GPUs per server x NICs per GPU)
-  int64_t ports_per_rack = 1;    // NIC ports per full rack
+  Divisor ports_per_server = 1;  // NIC ports per server (GPUs per server x NICs per GPU)
+  Divisor ports_per_rack = 1;    // NIC ports per full rack
 };
 
 // A spec for a fat tree whose leaves use `leaf_downlinks` ports down and every tier above is at
