@@ -27,7 +27,7 @@ constexpr int64_t CeilDiv(int64_t a, int64_t b) {
   return (a - 1) / b + 1;
 }
 
-// A divisor d >= 1 that is divided by many times (a fabric's downlinks per tier, a rack's servers):
+// A divisor d >= 1 that is divided by many times (a fabric's radix and downlinks per tier):
 // it carries c = ceil(2^64 / d), with which a count below 2^32 divides by a multiply, floor(n c /
 // 2^64) = floor(n / d) for every 32-bit n and 1 < d < 2^32 (Lemire, Kaser and Kurz, "Faster
 // remainder by direct computation", Software: Practice and Experience 49(6), 2019, section 3):
@@ -39,7 +39,8 @@ constexpr int64_t CeilDiv(int64_t a, int64_t b) {
 //   CeilDiv(4098, per_rack);   // 1025, as CeilDiv(4098, 4)
 class Divisor {
  public:
-  constexpr Divisor(int64_t d = 1) : d_(d), c_(CFor(d)) {}  // NOLINT(google-explicit-constructor)
+  // 0 by default, as an int64_t{} is (a divisor to be set).
+  constexpr Divisor(int64_t d = 0) : d_(d), c_(CFor(d)) {}  // NOLINT(google-explicit-constructor)
   constexpr operator int64_t() const { return d_; }         // NOLINT(google-explicit-constructor)
   constexpr int64_t value() const { return d_; }
 

@@ -280,6 +280,8 @@ absl::StatusOr<Solution> Solve(const Model& m, int64_t guess_servers) {
   return s;
 }
 
+namespace {
+
 // Why ServerUpperBound found no bound to search under.
 enum class NoBound { kNone, kNoCap, kBuildingsCapNothing, kBudgetCapsNothing };
 
@@ -307,8 +309,8 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status NoBoundError(const Model& m, NoBound why) {
 
 // The most servers every cap allows (the whole part of the result, >= 0 or +inf), from below: each
 // server adds at least its own IT power (and that times the PUE at the meter), its price, and its
-// share of the facility cost. Sets *why (and
-// returns 0) when nothing caps the cluster, or a cap caps nothing: both errors (NoBoundError).
+// share of the facility cost. Sets *why (and returns 0) when nothing caps the cluster, or a cap
+// caps nothing: both errors (NoBoundError).
 inline double ServerUpperBound(const Model& m, NoBound* why) {
   const int64_t gps = m.server.gpus;
   const Power server_it = m.ServerPower();
@@ -378,6 +380,8 @@ inline int64_t SearchHigh(double hi, int64_t gps) {
   const int64_t size_limit_servers = kMaxGpus / gps + 1;
   return hi >= D(size_limit_servers) ? size_limit_servers : static_cast<int64_t>(hi);
 }
+
+}  // namespace
 
 // Under OBJECTIVE_MAX_REALIZED_COMPUTE: the smallest size, at most `low` servers, that realizes the
 // most, checked where the efficiency model says realized compute may peak, then down the plateau.
