@@ -379,30 +379,68 @@ double Influence(const MoveBase& moves, const LedgerField& l, double value, doub
   return 0;
 }
 
-// The request's sources entries by path (the first of each path; a workload's under its relative
-// path, separately).
-struct SourceIndex {
-  explicit SourceIndex(const PlanRequest& request) {
-    top.reserve(static_cast<size_t>(request.sources_size()));
-    workload.reserve(static_cast<size_t>(request.workload().sources_size()));
-    for (const FieldSource& s : request.sources()) top.emplace(s.path(), &s);
-    for (const FieldSource& s : request.workload().sources()) workload.emplace(s.path(), &s);
-  }
-  absl::flat_hash_map<absl::string_view, const FieldSource*> top;
-  absl::flat_hash_map<absl::string_view, const FieldSource*> workload;
+// Each ledger field's index by its path, and a workload field's by its path within the workload
+// (how a workload's own sources name it): built once, so that a plan looks up each of its request's
+// sources once instead of hashing every ledger path against a map of them.
+struct LedgerPathIndex {
+  absl::flat_hash_map<std::string, int> top;
+  absl::flat_hash_map<std::string, int> workload;
 };
 
-// Where the value of `path` comes from: its sources entry, or the user's request.
-void SetOrigin(const SourceIndex& sources, const std::string& path, bool in_workload,
-               Assumption* a) {
-  const FieldSource* found = nullptr;
-  if (auto it = sources.top.find(path); it != sources.top.end()) {
-    found = it->second;
-  } else if (in_workload) {
-    auto w = sources.workload.find(absl::string_view(path).substr(sizeof("workload.") - 1));
-    if (w != sources.workload.end()) found = w->second;
+const LedgerPathIndex& LedgerPaths() {
+  static const auto* index = [] {
+    auto* out = new LedgerPathIndex();
+    const std::vector<LedgerField>& fields = LedgerFields();
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const std::string& path = fields[i].field->path;
+      const int at = static_cast<int>(i);
+      out->top.emplace(path, at);
+      if (fields[i].in_workload) out->workload.emplace(path.substr(sizeof("workload.") - 1), at);
+    }
+    return out;
+  }();
+  return *index;
+}
+
+// The request's sources entry for each ledger field, by the field's index in LedgerFields(): the
+// first entry of its path, or for a workload field with none, the first of the workload's own
+// sources under its relative path. Its storage is the thread's, kept from one plan to the next.
+class SourceIndex {
+ public:
+  explicit SourceIndex(const PlanRequest& request) {
+    static thread_local std::vector<const FieldSource*> top, workload;
+    const size_t n = LedgerFields().size();
+    top.assign(n, nullptr);
+    workload.assign(n, nullptr);
+    const LedgerPathIndex& paths = LedgerPaths();
+    for (const FieldSource& s : request.sources()) Note(paths.top, s, &top);
+    for (const FieldSource& s : request.workload().sources()) Note(paths.workload, s, &workload);
+    top_ = &top;
+    workload_ = &workload;
   }
-  if (found != nullptr) {
+
+  // Field `i`'s entry (with none at the top, a workload field's own when `in_workload`), or null.
+  const FieldSource* For(size_t i, bool in_workload) const {
+    const FieldSource* found = (*top_)[i];
+    return found != nullptr || !in_workload ? found : (*workload_)[i];
+  }
+
+ private:
+  static void Note(const absl::flat_hash_map<std::string, int>& paths, const FieldSource& s,
+                   std::vector<const FieldSource*>* found) {
+    auto it = paths.find(s.path());
+    if (it == paths.end()) return;
+    const FieldSource*& slot = (*found)[static_cast<size_t>(it->second)];
+    if (slot == nullptr) slot = &s;  // the first entry of a path
+  }
+
+  const std::vector<const FieldSource*>* top_;
+  const std::vector<const FieldSource*>* workload_;
+};
+
+// Where the value of ledger field `i` comes from: its sources entry, or the user's request.
+void SetOrigin(const SourceIndex& sources, size_t i, bool in_workload, Assumption* a) {
+  if (const FieldSource* found = sources.For(i, in_workload)) {
     a->set_origin(found->origin());
     a->set_source(found->source());
     return;
@@ -487,7 +525,8 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
   const std::vector<const FieldRef*>& parents = LedgerParents();
   absl::InlinedVector<const Message*, 32> parent(parents.size());
   for (size_t i = 0; i < parents.size(); ++i) parent[i] = ParentMessage(request, *parents[i]);
-  for (const LedgerField& l : fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const LedgerField& l = fields[i];
     if (!request.has_workload() && l.in_workload) continue;
     if (!request.has_workload() && !request.efficiency().has_reference_workload() &&
         l.calibration) {
@@ -514,7 +553,7 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
       a->set_value(value);
     }
     if (set) {
-      SetOrigin(sources, path, l.in_workload, a);
+      SetOrigin(sources, i, l.in_workload, a);
     } else if (path == "site.pue" || path == "site.annual_pue") {
       const Cooling cooling = request.site().cooling();
       a->set_origin(cooling == COOLING_UNSPECIFIED ? ORIGIN_DEFAULT : ORIGIN_DERIVED);

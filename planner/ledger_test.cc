@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/planner.h"
+#include "planner/presets/models.h"
 #include "planner/presets/presets.h"
 #include "planner/request_edit.h"
 #include "planner/test_requests.h"
@@ -154,6 +155,44 @@ TEST(Ledger, AValueTheUserSetSaysSo) {
   EXPECT_EQ(pue->origin(), ORIGIN_USER);
   EXPECT_EQ(pue->source(), "--set");
   EXPECT_EQ(pue->value(), 1.2);
+}
+
+// Where a workload field's value came from: an entry for its full path in the request's sources
+// first, else the workload's own sources under its path within the workload; the first entry of a
+// path wins in either list.
+TEST(Ledger, AWorkloadFieldsOriginIsTheRequestsEntryElseTheWorkloads) {
+  PlanRequest r = LoadPreset("h100-dgx").value();
+  ASSERT_THAT(SetField("power", "20MW", "--power", &r), IsOk());
+  *r.mutable_workload() = LoadModel("llama3-8b").value();
+  r.mutable_workload()->clear_sources();
+  auto add = [](google::protobuf::RepeatedPtrField<FieldSource>* sources, const char* path,
+                Origin origin, const char* source) {
+    FieldSource* s = sources->Add();
+    s->set_path(path);
+    s->set_origin(origin);
+    s->set_source(source);
+  };
+  add(r.mutable_workload()->mutable_sources(), "hidden", ORIGIN_PRESET, "the model card");
+  add(r.mutable_workload()->mutable_sources(), "hidden", ORIGIN_ESTIMATE, "a second entry");
+  add(r.mutable_workload()->mutable_sources(), "layers", ORIGIN_PRESET, "the model card");
+  add(r.mutable_sources(), "workload.layers", ORIGIN_ESTIMATE, "the request's own entry");
+  ExplainOptions explain;
+  explain.influence = false;
+  const absl::StatusOr<Plan> plan = SolvePlan(r, explain);
+  ASSERT_THAT(plan.status(), IsOk());
+  const Assumption* hidden = Find(*plan, "workload.hidden");
+  ASSERT_NE(hidden, nullptr);
+  EXPECT_EQ(hidden->origin(), ORIGIN_PRESET);
+  EXPECT_EQ(hidden->source(), "the model card");
+  const Assumption* layers = Find(*plan, "workload.layers");
+  ASSERT_NE(layers, nullptr);
+  EXPECT_EQ(layers->origin(), ORIGIN_ESTIMATE);
+  EXPECT_EQ(layers->source(), "the request's own entry");
+  // A workload field with no entry in either list is the user's.
+  const Assumption* heads = Find(*plan, "workload.heads");
+  ASSERT_NE(heads, nullptr);
+  EXPECT_EQ(heads->origin(), ORIGIN_USER);
+  EXPECT_EQ(heads->source(), "the request");
 }
 
 TEST(Ledger, HeadlineNamesCoolingPuesProvisioningAndAPrice) {
