@@ -108,6 +108,44 @@ TEST(EvaluateCluster, EveryCappedFigureGrowsWithTheCluster) {
 namespace dcplan {
 namespace {
 
+TEST(EvaluateServersPower, CountsInServersAsEvaluatePowerInGpus) {
+  // The H100 cluster above counted in servers: 512 servers of 8 = the 4,096 GPUs, worked out there.
+  Model m = BuildModel(H100With("")).value();
+  ClusterEval e;
+  EvaluateServersPower(m, 512, &e);
+  EXPECT_EQ(e.gpus, 4096);
+  EXPECT_EQ(e.servers, 512);
+  EXPECT_EQ(e.racks, 128);
+  EXPECT_EQ(e.fabric.switch_count, 320);
+  EXPECT_DOUBLE_EQ(InWatts(e.it_power), 6071040.0);
+  // No servers, or fewer than none, is an empty cluster, as 0 GPUs is.
+  EvaluateServersPower(m, -3, &e);
+  EXPECT_EQ(e.gpus, 0);
+  EXPECT_EQ(e.servers, 0);
+  EXPECT_EQ(e.fabric.switch_count, 0);
+  EXPECT_DOUBLE_EQ(InWatts(e.it_power), 0.0);
+  // Every size the same as EvaluatePower at its GPUs, with hot spares and head nodes too (3% of 100
+  // training servers is 3 spares, as above), each into the last one's evaluation as the solver's
+  // probes are.
+  Model spares = BuildModel(H100With(R"pb(hardware {
+                                            auxiliary { hot_spare_fraction: 0.03 head_nodes: 4 }
+                                          })pb"))
+                     .value();
+  ClusterEval by_servers, by_gpus;
+  for (int64_t n : {0, 1, 2, 7, 100, 512, 513, 4097, 123457, 1000000}) {
+    EvaluateServersPower(spares, n, &by_servers);
+    EvaluatePower(spares, n * spares.server.gpus, &by_gpus);
+    EXPECT_EQ(by_servers.gpus, by_gpus.gpus) << n;
+    EXPECT_EQ(by_servers.servers, by_gpus.servers) << n;
+    EXPECT_EQ(by_servers.spare_servers, by_gpus.spare_servers) << n;
+    EXPECT_EQ(by_servers.racks, by_gpus.racks) << n;
+    EXPECT_EQ(by_servers.pods, by_gpus.pods) << n;
+    EXPECT_EQ(by_servers.fabric.switches_per_tier, by_gpus.fabric.switches_per_tier) << n;
+    EXPECT_EQ(InWatts(by_servers.facility_power), InWatts(by_gpus.facility_power)) << n;
+  }
+  EXPECT_EQ(by_servers.spare_servers, 30000);  // 3% of 1,000,000
+}
+
 TEST(EvaluateCluster, HotSparesAuxiliaryLoadsAndHeadNodesAddPowerNotCompute) {
   // Seed (8 GPUs x 1.4 kW a server, PUE 1) at 800 GPUs = 100 training servers; 3% hot spares =
   // 3 more. Compute IT = 103 x 11.2 kW = 1,153.6 kW; storage 2% = 23.072 kW, frontend 1% =
