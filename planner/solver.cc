@@ -371,10 +371,13 @@ inline double ServerUpperBound(const Model& m, NoBound* why) {
   return hi;
 }
 
-// The search's top: the whole part of the bound `hi` (>= 0, or +inf), or one server past dcplan's
-// size limit (so the limit can bind) when that is lower. kMaxGpus / gps is an integer division,
-// left out when `hi` is below it.
-inline int64_t SearchHigh(double hi, int64_t gps) {
+// The top of SolveInto's search: the whole part of ServerUpperBound, or one server past dcplan's
+// size limit (so the limit can bind) when that is lower; 0 with *why set when there is no bound.
+// kMaxGpus / gps is an integer division, left out when the bound is below it.
+inline int64_t SearchTop(const Model& m, NoBound* why) {
+  const double hi = ServerUpperBound(m, why);
+  if (*why != NoBound::kNone) return 0;
+  const int64_t gps = m.server.gpus;
   // Below kMaxGpus / gps, hi is below the limit's kMaxGpus / gps + 1 servers too.
   if (hi * D(gps) < D(kMaxGpus)) return static_cast<int64_t>(hi);
   const int64_t size_limit_servers = kMaxGpus / gps + 1;
@@ -442,9 +445,8 @@ bool AnswersAt(const Model& m, int64_t servers, const ClusterEval& at, const Clu
   if (broken == 0) return false;
   // SolveInto's search range: `servers` must be in it (the search never looks beyond).
   NoBound why = NoBound::kNone;
-  const double hi = ServerUpperBound(m, &why);
-  if (why != NoBound::kNone) return false;
-  if (servers > SearchHigh(hi, m.server.gpus)) return false;
+  const int64_t top = SearchTop(m, &why);
+  if (why != NoBound::kNone || servers > top) return false;
   *broken_by_one_more = broken;
   return true;
 }
@@ -453,13 +455,12 @@ absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution
   Solution& s = *solution;
   const int64_t gps = m.server.gpus;
   NoBound why = NoBound::kNone;
-  const double hi = ServerUpperBound(m, &why);
+  const int64_t top = SearchTop(m, &why);
   if (ABSL_PREDICT_FALSE(why != NoBound::kNone)) return NoBoundError(m, why);
   // The probes' second evaluation: one per thread, kept between calls, since zeroing a fresh
   // ClusterEval is a measurable share of a sweep's time per point.
   static thread_local ClusterEval scratch;
-  // Never search beyond dcplan's size limit (one server past it, so the limit can bind).
-  ServerSearch search(m, SearchHigh(hi, gps), &s.eval, &scratch);
+  ServerSearch search(m, top, &s.eval, &scratch);
   search.Run(guess_servers);
   const int64_t low = search.low();
   s.largest_feasible_servers = low;
