@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/shortest_double.h"
 
 namespace dcplan {
 
@@ -150,7 +151,7 @@ char* Precision17(double v, int exponent, char* t) {
 }  // namespace
 
 // protobuf's SimpleDtoa: the shortest of %.15g and %.17g that reads back exactly. Without printing
-// twice and reading back: the shortest digits that read back (std::to_chars, Ryu) have 15 or fewer
+// twice and reading back: the shortest digits that read back (ShortestDecimalOf) have 15 or fewer
 // exactly when %.15g reads back, and then %.15g prints those very digits (a normal double's
 // half-ulp is under half a unit of the 15th digit, so rounding its exact value to 15 digits lands
 // on them). Otherwise %.17g, rounded exactly in 128-bit integers where they reach (Precision17).
@@ -164,22 +165,16 @@ char* WriteProtobufJsonDouble(double v, char* out) {
   if (std::isinf(v)) return v > 0 ? put("\"Infinity\"", 10) : put("\"-Infinity\"", 11);
   // Whole numbers below 10^15 print as integers under %.15g: the common case (watts, counts).
   if (v == std::trunc(v) && std::abs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
-    return std::to_chars(out, out + kMaxJsonDoubleBytes, static_cast<int64_t>(v)).ptr;
+    return WriteInteger(static_cast<int64_t>(v), out);
   }
   if (std::abs(v) < std::numeric_limits<double>::min()) return WriteDoubleSlow(v, out);
-  // The shortest digits, as d.ddde+XX.
-  char sci[40];
-  const auto printed = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
-  const char* p = sci;
-  const bool negative = *p == '-';
-  if (negative) ++p;
-  char digits[20];
-  int n = 0;
-  for (; *p != 'e'; ++p) {
-    if (*p != '.') digits[n++] = *p;
-  }
-  int exponent = 0;
-  std::from_chars(p + (p[1] == '+' ? 2 : 1), printed.ptr, exponent);
+  // The shortest digits (base/shortest_double.h: the digits std::to_chars' Ryu finds).
+  const ShortestDecimal shortest = ShortestDecimalOf(v);
+  const bool negative = v < 0;
+  const int n = DecimalDigits(shortest.digits);
+  char digits[24];
+  WriteDecimalDigits(shortest.digits, n, digits);
+  const int exponent = shortest.exponent + n - 1;  // of the first digit
   if (n > 15) {
     // 16 or 17 shortest digits: 10^exponent <= |v| < 10^(exponent + 1) (a value nearer a power of
     // ten would have a shorter form), which Precision17 needs.

@@ -10,9 +10,10 @@
 //   AppendShortestDouble(0.1, &csv);                      // "0.1"
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <string>
+
+#include "base/shortest_double.h"
 
 namespace dcplan {
 
@@ -77,9 +78,8 @@ constexpr int64_t CeilDiv(int64_t a, const Divisor& b) {
 // Appends the shortest text that reads back (strtod, std::from_chars) as exactly `v`. NaN and
 // infinities are "nan", "inf" and "-inf".
 inline void AppendShortestDouble(double v, std::string* out) {
-  char buf[32];  // the longest shortest double, "-2.2250738585072014e-308", has 24 characters
-  const std::to_chars_result printed = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, printed.ptr);
+  char buf[kShortestDoubleRoom];  // std::to_chars' text (base/shortest_double.h)
+  out->append(buf, WriteShortestDouble(v, buf));
 }
 
 // AppendShortestDouble into a new string.

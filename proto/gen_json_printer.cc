@@ -124,7 +124,8 @@ int main() {
                "#include <charconv>\n"
                "#include <cstring>\n"
                "#include <string>\n\n"
-               "#include \"base/json.h\"\n";
+               "#include \"base/json.h\"\n"
+               "#include \"base/shortest_double.h\"\n";
   for (const std::string& h : headers) std::cout << "#include \"" << h << "\"\n";
   std::cout
       << "\nnamespace dcplan {\nnamespace {\n\n"
@@ -184,7 +185,7 @@ int main() {
          "  template <typename Int>\n"
          "  void Integer(Int v) {\n"
          "    Room(24);\n"
-         "    p_ = std::to_chars(p_, p_ + 24, v).ptr;\n"
+         "    p_ = WriteInteger(static_cast<int64_t>(v), p_);\n"
          "  }\n"
          "  template <typename Int>\n"
          "  void QuotedInteger(Int v) {\n"

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -21,10 +20,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "base/double_text.h"
 #include "base/file_io.h"
 #include "base/json.h"
 #include "base/numbers.h"
+#include "base/shortest_double.h"
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "examples/cli/charts.h"
@@ -99,32 +98,46 @@ std::string CsvHeader(const dcplan::Sweep& sweep) {
   return s;
 }
 
-// The shortest text of a double (AppendShortestDouble) from the thread's DoubleTextCache
-// (base/double_text.h), which remembers the values of the rows before: a column of a sweep repeats
-// its value across many neighbouring rows (every point of the inner axes that lands on the same GPU
-// count has the same power, compute and capex), the next outer step's inner points land on mostly
-// the same clusters, and the axis values repeat by construction, so most numbers are copied rather
-// than formatted again. Each column keeps its last value's slot, so a repeat skips the lookup too.
-// Values are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only its own bits).
+// The shortest text of a double (WriteShortestDouble, base/shortest_double.h, std::to_chars'
+// bytes) for one column, which remembers its last value's text: a column of a sweep repeats its
+// value across neighbouring rows (every point of the inner axes that lands on the same GPU count
+// has the same power, compute and capex; an outer axis' value stays for a whole inner run), so a
+// repeat is a copy. Values are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only
+// its own bits). A cache of every value's text across rows was dropped when formatting became
+// cheaper than looking one up in 640 KB of slots while 200 MB of text streams through the caches.
 class DoubleText {
  public:
   // Writes the text at `p`, which has room for kRoom bytes; returns its end.
-  static constexpr size_t kRoom = 32;
-  char* Write(double v, DoubleTextCache& cache, char* p) {
+  static constexpr size_t kRoom = kShortestDoubleRoom;
+  char* Write(double v, char* p) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
-    // The last value's slot still holds it unless another value hashed to it since (a slot, once
-    // filled, is never empty again).
-    if (slot_ == nullptr || bits != bits_ || slot_->bits != bits) {
-      slot_ = &cache.Find(v);
-      bits_ = bits;
+    if (size_ != 0 && bits == bits_) {
+      std::memcpy(p, text_, 16);
+      std::memcpy(p + 16, text_ + 16, 16);
+      return p + size_;
     }
-    return slot_->Write(p);
+    char* end = WriteShortestDouble(v, p);
+    size_ = static_cast<size_t>(end - p);
+    bits_ = bits;
+    // Only the text's own bytes are read back: a read past it may touch a page of the output not
+    // yet written, which the kernel then maps twice (a read fault, then a write fault).
+    if (size_ >= 16) {
+      std::memcpy(text_, p, 16);
+      std::memcpy(text_ + size_ - 16, p + size_ - 16, 16);
+    } else if (size_ >= 8) {
+      std::memcpy(text_, p, 8);
+      std::memcpy(text_ + size_ - 8, p + size_ - 8, 8);
+    } else {
+      std::memcpy(text_, p, size_);
+    }
+    return end;
   }
 
  private:
   uint64_t bits_ = 0;
-  const DoubleTextCache::Slot* slot_ = nullptr;
+  size_t size_ = 0;
+  char text_[32];
 };
 
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
@@ -230,14 +243,13 @@ struct RowLayout {
 };
 
 // What one thread keeps while it formats a chunk of rows: the last text of each axis' value and of
-// each numeric column, the thread's cache of numbers' texts, and where the last solved row's result
+// each numeric column, and where the last solved row's result
 // columns (everything after the axes, a function of the row alone) are in the chunk's text: a fine
 // axis over a cap gives runs of rows with the same cluster, whose results are then one copy.
 struct RowFormatter {
-  RowFormatter(size_t axes, DoubleTextCache& cache) : axis_text(axes), numbers(cache) {}
+  explicit RowFormatter(size_t axes) : axis_text(axes) {}
   std::vector<DoubleText> axis_text;
-  DoubleText number_text[32];  // per headline column
-  DoubleTextCache& numbers;
+  DoubleText number_text[32];             // per headline column
   const SweepRow* results_row = nullptr;  // the last solved row, its results at `results_at`
   size_t results_at = 0, results_size = 0;
   std::string error;  // a failed row's quoted message, before it is copied in
@@ -273,7 +285,7 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
     if (layout.is_preset[a]) {
       q = Copy(layout.preset_texts[a][static_cast<size_t>(i)], q);
     } else {
-      q = f.axis_text[a].Write(axes[a].values[i], f.numbers, q);
+      q = f.axis_text[a].Write(axes[a].values[i], q);
     }
     if (!json) *q++ = ',';
   }
@@ -290,10 +302,10 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
     q = Copy(layout.column_keys[k], q);
     switch (c.kind) {
       case HeadlineColumn::Kind::kCount:
-        q = std::to_chars(q, q + DoubleText::kRoom, static_cast<int64_t>(c.from_row(r))).ptr;
+        q = WriteInteger(static_cast<int64_t>(c.from_row(r)), q);
         break;
       case HeadlineColumn::Kind::kNumber:
-        q = f.number_text[k].Write(c.from_row(r), f.numbers, q);
+        q = f.number_text[k].Write(c.from_row(r), q);
         break;
       case HeadlineColumn::Kind::kBinding: {
         const absl::string_view binding = ok ? BindingText(r.binding) : "";
@@ -355,8 +367,7 @@ size_t FormatRows(const dcplan::Sweep& sweep, int64_t first, absl::Span<const Sw
     TextBuffer& piece = (*pieces)[b / chunk];
     piece.Clear();
     piece.Reserve(static_cast<size_t>(e - b) * std::min<size_t>(layout.bound, 256));
-    thread_local DoubleTextCache numbers;  // kept from one chunk and one block to the next
-    RowFormatter formatter(sweep.axes().size(), numbers);
+    RowFormatter formatter(sweep.axes().size());
     for (int64_t i = b; i < e; ++i) AppendRow(sweep, layout, first + i, rows[i], formatter, &piece);
   });
   return count;
