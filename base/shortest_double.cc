@@ -111,14 +111,28 @@ inline uint64_t RoundToOdd(uint64_t g_hi, uint64_t g_lo, uint64_t cp) {
   return y1 | (y0 > 1 ? 1 : 0);
 }
 
+// The digits (below 10^17, so at most 16 trailing zeros) without their trailing zeros: a binary
+// search of five divisibility tests, independent of each other when there are none (most values).
 inline ShortestDecimal StripZeros(uint64_t digits, int exponent) {
-  while (digits % 10000 == 0) {
+  if (digits % 100000000 == 0) {
+    digits /= 100000000;
+    exponent += 8;
+    if (digits % 100000000 == 0) {
+      digits /= 100000000;
+      exponent += 8;
+    }
+  }
+  if (digits % 10000 == 0) {
     digits /= 10000;
     exponent += 4;
   }
-  while (digits % 10 == 0) {
+  if (digits % 100 == 0) {
+    digits /= 100;
+    exponent += 2;
+  }
+  if (digits % 10 == 0) {
     digits /= 10;
-    ++exponent;
+    exponent += 1;
   }
   return {digits, exponent};
 }
@@ -127,15 +141,6 @@ constexpr char kPairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
-
-// The 8 digits of v < 10^8, leading zeros included.
-inline void Write8(uint32_t v, char* p) {
-  const uint32_t a = v / 10000, b = v % 10000;
-  std::memcpy(p, kPairs + 2 * (a / 100), 2);
-  std::memcpy(p + 2, kPairs + 2 * (a % 100), 2);
-  std::memcpy(p + 4, kPairs + 2 * (b / 100), 2);
-  std::memcpy(p + 6, kPairs + 2 * (b % 100), 2);
-}
 
 constexpr uint64_t kPow10[20] = {1ull,
                                  10ull,
@@ -184,11 +189,8 @@ inline void Put16(char* p, uint128 x) { std::memcpy(p, &x, 16); }
 // The `n` (1 to 16) digits of v < 10^n, the first in the lowest byte, zero bytes above.
 inline uint128 LowDigits(uint64_t v, int n) { return SixteenDigits(v) >> (8 * (16 - n)); }
 
-}  // namespace
-
-ShortestDecimal ShortestDecimalOf(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof(bits));
+// ShortestDecimalOf, DecimalDigits and WriteDecimalDigits, inline for the writers below.
+inline ShortestDecimal Shortest(uint64_t bits) {
   const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
   const int biased = static_cast<int>((bits >> 52) & 0x7FF);
   uint64_t c;
@@ -236,13 +238,13 @@ ShortestDecimal ShortestDecimalOf(double v) {
   return StripZeros(s + (round_up ? 1 : 0), k);
 }
 
-int DecimalDigits(uint64_t n) {
+inline int Digits(uint64_t n) {
   const int bits = 64 - __builtin_clzll(n | 1);
   const int t = (bits * 1233) >> 12;             // floor(log10 2^bits), at most one too many
   return t - ((n | 1) < kPow10[t] ? 1 : 0) + 1;  // n | 1 has n's digits, and 0 one
 }
 
-char* WriteDecimalDigits(uint64_t n, int digits, char* p) {
+inline char* WriteDigits(uint64_t n, int digits, char* p) {
   if (digits <= 16) {
     Put16(p, LowDigits(n, digits));
   } else {
@@ -254,13 +256,25 @@ char* WriteDecimalDigits(uint64_t n, int digits, char* p) {
   return p + digits;
 }
 
+}  // namespace
+
+ShortestDecimal ShortestDecimalOf(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return Shortest(bits);
+}
+
+int DecimalDigits(uint64_t n) { return Digits(n); }
+
+char* WriteDecimalDigits(uint64_t n, int digits, char* p) { return WriteDigits(n, digits, p); }
+
 char* WriteInteger(int64_t v, char* p) {
   uint64_t n = static_cast<uint64_t>(v);
   if (v < 0) {
     *p++ = '-';
     n = uint64_t{0} - n;  // |INT64_MIN| too
   }
-  return WriteDecimalDigits(n, DecimalDigits(n), p);
+  return WriteDigits(n, Digits(n), p);
 }
 
 char* WriteShortestDouble(double v, char* p) {
@@ -276,8 +290,8 @@ char* WriteShortestDouble(double v, char* p) {
     *o++ = '0';
     return o;
   }
-  const ShortestDecimal d = ShortestDecimalOf(v);
-  const int length = DecimalDigits(d.digits);
+  const ShortestDecimal d = Shortest(bits);
+  const int length = Digits(d.digits);
   // libstdc++'s choice (floating_to_chars.cc, __floating_to_chars_shortest): fixed when it is no
   // longer than scientific, which is when the exponent lies in these bounds.
   int lower_bound = -(length + 3);
@@ -290,14 +304,22 @@ char* WriteShortestDouble(double v, char* p) {
     const int q = static_cast<int>(magnitude >> 52) - 1075;
     const uint128 whole = q >= 0 ? static_cast<uint128>(c) << q : static_cast<uint128>(c >> -q);
     if (whole < kPow10[16]) {
-      const int n = DecimalDigits(static_cast<uint64_t>(whole));
+      const int n = Digits(static_cast<uint64_t>(whole));
       Put16(o, LowDigits(static_cast<uint64_t>(whole), n));
       return o + n;
     }
-    const uint64_t top = static_cast<uint64_t>(whole / kPow10[16]);  // below 10^6 (whole < 10^22)
-    const int t = DecimalDigits(top);
+    // Below 10^22 (the exponent is at most 5): the digits past 16, below 10^6, then 16.
+    uint64_t top, rest;
+    if ((whole >> 64) == 0) {  // a 64-bit division, not a 128-bit one
+      top = static_cast<uint64_t>(whole) / kPow10[16];
+      rest = static_cast<uint64_t>(whole) % kPow10[16];
+    } else {
+      top = static_cast<uint64_t>(whole / kPow10[16]);
+      rest = static_cast<uint64_t>(whole % kPow10[16]);
+    }
+    const int t = Digits(top);
     Put8(o, EightDigits(static_cast<uint32_t>(top)) >> (8 * (8 - t)));
-    Put16(o + t, SixteenDigits(static_cast<uint64_t>(whole % kPow10[16])));
+    Put16(o + t, SixteenDigits(rest));
     return o + t + 16;
   }
   // The digits: a 17th (first) digit apart, the rest as text in a register.
