@@ -245,7 +245,9 @@ inline int Digits(uint64_t n) {
 }
 
 inline char* WriteDigits(uint64_t n, int digits, char* p) {
-  if (digits <= 16) {
+  if (digits <= 8) {  // counts, mostly: one register of digits
+    Put8(p, EightDigits(static_cast<uint32_t>(n)) >> (8 * (8 - digits)));
+  } else if (digits <= 16) {
     Put16(p, LowDigits(n, digits));
   } else {
     const uint64_t top = n / kPow10[16];  // below 1845
@@ -330,6 +332,8 @@ char* WriteShortestDouble(double v, char* p) {
     lead = static_cast<char>('0' + d.digits / kPow10[16]);
     text = SixteenDigits(d.digits % kPow10[16]);
     rest = 16;
+  } else if (length <= 8) {  // short values (an axis' steps, prices): one register of digits
+    text = EightDigits(static_cast<uint32_t>(d.digits)) >> (8 * (8 - length));
   } else {
     text = LowDigits(d.digits, length);
   }

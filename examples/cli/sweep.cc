@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -187,7 +188,7 @@ class TextBuffer {
   size_t capacity_ = 0;
 };
 
-// The fixed text of a sweep's rows, worked out once per block: each axis' key (JSON) and its
+// The fixed text of a sweep's rows, worked out once per sweep: each axis' key (JSON) and its
 // presets' quoted names, each headline column's key (JSON) or separator (CSV), and the most bytes
 // a solved row can take.
 struct RowLayout {
@@ -353,33 +354,30 @@ absl::StatusOr<dcplan::Sweep> SweepFromFlags(PlanRequest* base) {
   return dcplan::Sweep::Create(*base, *std::move(parsed), load);
 }
 
-// Rows `first` .. as CSV or JSON lines, formatted in parallel: a piece per chunk of rows, in
-// `pieces`, which keep their capacity from one block to the next (no allocation, no fresh pages).
-// Returns how many pieces hold the rows, in order.
-size_t FormatRows(const dcplan::Sweep& sweep, int64_t first, absl::Span<const SweepRow> rows,
-                  bool json, ThreadPool& pool, std::vector<TextBuffer>* pieces) {
-  const int64_t chunk = 2048;
-  const int64_t n = static_cast<int64_t>(rows.size());
-  const size_t count = static_cast<size_t>((n + chunk - 1) / chunk);
-  if (pieces->size() < count) pieces->resize(count);
-  const RowLayout layout(sweep, json);
-  pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
-    TextBuffer& piece = (*pieces)[b / chunk];
-    piece.Clear();
-    piece.Reserve(static_cast<size_t>(e - b) * std::min<size_t>(layout.bound, 256));
-    RowFormatter formatter(sweep.axes().size());
-    for (int64_t i = b; i < e; ++i) AppendRow(sweep, layout, first + i, rows[i], formatter, &piece);
-  });
-  return count;
+// Points `first` .. first + rows.size() - 1 as CSV or JSON lines into `piece` (emptied first; its
+// capacity kept from one block to the next: no allocation, no fresh pages). Called on the thread
+// that solved the rows, right after (SweepOptions::on_chunk), so that they are read while in its
+// cache and no thread waits for a whole block's solving before formatting.
+void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t first,
+                 absl::Span<const SweepRow> rows, TextBuffer* piece) {
+  piece->Clear();
+  piece->Reserve(rows.size() * std::min<size_t>(layout.bound, 256));
+  RowFormatter formatter(sweep.axes().size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    AppendRow(sweep, layout, first + static_cast<int64_t>(i), rows[i], formatter, piece);
+  }
 }
 
 // Writes the formatted blocks on a thread of its own, so that the kernel's copy of block k into
 // the file overlaps the solving and formatting of block k + 1 (writing 200 MB is otherwise a
-// serial fifth of a large sweep). Two sets of pieces take turns: one being written, one being
-// filled. Blocks reach the file in the order they are started.
+// serial fifth of a large sweep). Two sets of `pieces` pieces take turns: one being written, one
+// being filled. Blocks reach the file in the order they are started.
 class BlockWriter {
  public:
-  explicit BlockWriter(FileWriter* out) : out_(out) {}
+  BlockWriter(FileWriter* out, size_t pieces) : out_(out) {
+    pieces_[0].resize(pieces);
+    pieces_[1].resize(pieces);
+  }
   ~BlockWriter() { (void)Wait(); }
   BlockWriter(const BlockWriter&) = delete;
   BlockWriter& operator=(const BlockWriter&) = delete;
@@ -473,7 +471,23 @@ absl::Status SweepTo(OutputFormat format) {
     if (format == OutputFormat::kCsv) DCPLAN_RETURN_IF_ERROR(out->Append(CsvHeader(sweep)));
   }
   std::optional<BlockWriter> writer;  // destroyed (its last write joined) before `out`
-  if (out != nullptr) writer.emplace(out.get());
+  // Rows become text on the threads that solve them, a chunk at a time, into the writer's free
+  // set of pieces (one per chunk of a block); the block's consumer hands the set to the writer.
+  const int64_t chunk = 2048;
+  std::optional<RowLayout> layout;        // the rows' fixed text, worked out once
+  std::atomic<int64_t> formatting_ns{0};  // CPU time spent making text, over every thread
+  if (out != nullptr) {
+    writer.emplace(out.get(), static_cast<size_t>((options.block_points + chunk - 1) / chunk));
+    layout.emplace(sweep, format == OutputFormat::kJsonLines);
+    options.chunk_points = chunk;
+    options.on_chunk = [&](int64_t first, int index, absl::Span<const SweepRow> rows) {
+      const Clock::time_point t0 = Clock::now();
+      FormatChunk(sweep, *layout, first, rows, &(*writer->Free())[static_cast<size_t>(index)]);
+      formatting_ns.fetch_add(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count(),
+          std::memory_order_relaxed);
+    };
+  }
   absl::Status run = sweep.Run(options, [&](int64_t first, absl::Span<const SweepRow> rows) {
     if (!progress.has_value()) {
       setup.reset();
@@ -487,9 +501,8 @@ absl::Status SweepTo(OutputFormat format) {
     if (format == OutputFormat::kSvg) {
       kept.insert(kept.end(), rows.begin(), rows.end());
     } else {
-      const size_t count =
-          FormatRows(sweep, first, rows, format == OutputFormat::kJsonLines, pool, writer->Free());
-      DCPLAN_RETURN_IF_ERROR(writer->Start(count));
+      DCPLAN_RETURN_IF_ERROR(writer->Start(
+          static_cast<size_t>((static_cast<int64_t>(rows.size()) + chunk - 1) / chunk)));
     }
     writing += Clock::now() - t0;
     progress->Update(first + static_cast<int64_t>(rows.size()));
@@ -513,6 +526,8 @@ absl::Status SweepTo(OutputFormat format) {
   } else {
     DCPLAN_RETURN_IF_ERROR(out->Commit());
   }
+  // Text made on the solving threads counts as output, spread over them.
+  writing += std::chrono::nanoseconds(formatting_ns.load() / std::max(1, pool.size()));
   ReportOnStderr(sweep, Seconds(Clock::now() - start), writing, pool.size(), failed, format);
   return absl::OkStatus();
 }

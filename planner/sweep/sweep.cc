@@ -652,12 +652,18 @@ absl::Status Sweep::Run(
   // Blocks of points in grid order; each block in chunks on every thread, a fresh ChunkSolver
   // (models and guesses) per chunk.
   const int64_t block = std::max<int64_t>(1, options.block_points);
-  const int64_t chunk = std::max<int64_t>(256, block / (16 * pool.size()));
+  const int64_t chunk = options.chunk_points > 0
+                            ? options.chunk_points
+                            : std::max<int64_t>(256, block / (16 * pool.size()));
   std::vector<SweepRow> rows(static_cast<size_t>(std::min(block, s.size)));
   for (int64_t first = 0; first < s.size; first += block) {
     const int64_t n = std::min(block, s.size - first);
     pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
       Impl::ChunkSolver(s, plan).Solve(first + b, first + e, rows.data() + b);
+      if (options.on_chunk) {
+        options.on_chunk(first + b, static_cast<int>(b / chunk),
+                         absl::MakeConstSpan(rows.data() + b, static_cast<size_t>(e - b)));
+      }
     });
     DCPLAN_RETURN_IF_ERROR(consume(first, absl::MakeConstSpan(rows.data(), n)));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -402,6 +403,52 @@ TEST(Sweep, RowsAreTheSameWhateverTheThreadsAndBlocks) {
       o.block_points = block;
       SCOPED_TRACE(absl::StrCat(threads, " threads, blocks of ", block));
       ExpectSameRows(reference, RunAll(s, o));
+    }
+  }
+}
+
+// SweepOptions::on_chunk sees each row once, on the solving threads, in chunks numbered from each
+// block's start (chunk c of a block begins at its first point + c x chunk_points), the same rows
+// the consumer then gets, before the consumer gets their block.
+TEST(Sweep, EachChunkReachesOnChunkBeforeItsBlockReachesTheConsumer) {
+  Sweep s = Sweep::Create(H100With(""), {Axis("pue=1.1:1.5:0.1"), Axis("power=1MW:1000MW:log997")})
+                .value();
+  const std::vector<SweepRow> reference = RunAll(s);
+  for (int threads : {1, 2, 3}) {
+    for (int64_t block : {int64_t{1000}, int64_t{4985}, int64_t{1} << 16}) {
+      SCOPED_TRACE(absl::StrCat(threads, " threads, blocks of ", block));
+      SweepOptions o;
+      o.threads = threads;
+      o.block_points = block;
+      o.chunk_points = 300;
+      std::mutex mu;
+      std::vector<SweepRow> seen(static_cast<size_t>(s.size()));
+      std::vector<int> times_seen(static_cast<size_t>(s.size()), 0);
+      int64_t consumed = 0;  // points the consumer has had
+      bool chunk_after_its_block = false, misnumbered = false;
+      o.on_chunk = [&](int64_t first, int chunk, absl::Span<const SweepRow> rows) {
+        std::lock_guard<std::mutex> lock(mu);
+        misnumbered = misnumbered || first != (first / block) * block + chunk * int64_t{300} ||
+                      rows.size() > 300;
+        chunk_after_its_block = chunk_after_its_block || first < consumed;
+        for (size_t i = 0; i < rows.size(); ++i) {
+          seen[static_cast<size_t>(first) + i] = rows[i];
+          ++times_seen[static_cast<size_t>(first) + i];
+        }
+      };
+      const absl::Status run = s.Run(o, [&](int64_t first, absl::Span<const SweepRow> rows) {
+        std::lock_guard<std::mutex> lock(mu);
+        for (size_t i = 0; i < rows.size(); ++i) {
+          EXPECT_EQ(times_seen[static_cast<size_t>(first) + i], 1);
+        }
+        consumed = first + static_cast<int64_t>(rows.size());
+        return absl::OkStatus();
+      });
+      ASSERT_THAT(run, IsOk());
+      EXPECT_EQ(consumed, s.size());
+      EXPECT_FALSE(misnumbered);
+      EXPECT_FALSE(chunk_after_its_block);
+      ExpectSameRows(reference, seen);
     }
   }
 }
