@@ -225,10 +225,15 @@ const std::vector<LedgerField>& LedgerFields() {
 const Message* ParentMessage(const PlanRequest& request, const FieldRef& field) {
   const Message* msg = &request;
   for (size_t i = 0; i + 1 < field.steps.size(); ++i) {
-    const FieldDescriptor* step = field.steps[i].field;
+    const FieldStep& step = field.steps[i];
+    if (step.access != nullptr) {  // the generated getters (proto/request_access.h)
+      msg = step.access->message(*msg);
+      if (msg == nullptr) return nullptr;
+      continue;
+    }
     const Reflection* r = msg->GetReflection();
-    if (step->is_repeated() || !r->HasField(*msg, step)) return nullptr;
-    msg = &r->GetMessage(*msg, step);
+    if (step.field->is_repeated() || !r->HasField(*msg, step.field)) return nullptr;
+    msg = &r->GetMessage(*msg, step.field);
   }
   return msg;
 }
@@ -236,6 +241,7 @@ const Message* ParentMessage(const PlanRequest& request, const FieldRef& field) 
 // IsSet (planner/request_edit.h) for a scalar path, with the message holding it found already.
 bool IsSetIn(const Message* msg, const FieldRef& field) {
   if (msg == nullptr) return false;
+  if (const FieldAccess* access = field.steps.back().access) return access->has(*msg);
   const FieldDescriptor* f = field.leaf();
   const Reflection* r = msg->GetReflection();
   if (f->is_repeated()) return r->FieldSize(*msg, f) > 0;
@@ -307,19 +313,26 @@ double ObjectiveWith(const MoveBase& base, const FieldRef& field, unsigned secti
   Message* created_in = nullptr;  // the message where the path's first absent message was created
   const FieldDescriptor* created = nullptr;
   for (size_t i = 0; i + 1 < field.steps.size(); ++i) {
-    const FieldDescriptor* step = field.steps[i].field;
-    const Reflection* r = msg->GetReflection();
-    if (step->is_repeated() || (created == nullptr && !r->HasField(*msg, step) &&
-                                step->real_containing_oneof() != nullptr)) {
+    const FieldStep& s = field.steps[i];
+    const FieldDescriptor* step = s.field;
+    if (step->is_repeated()) {
+      msg = nullptr;
+      break;
+    }
+    // The generated getters where the step has them (proto/request_access.h), else reflection.
+    const bool present =
+        s.access != nullptr ? s.access->has(*msg) : msg->GetReflection()->HasField(*msg, step);
+    if (created == nullptr && !present && step->real_containing_oneof() != nullptr) {
       created = nullptr;
       msg = nullptr;
       break;
     }
-    if (created == nullptr && !r->HasField(*msg, step)) {
+    if (created == nullptr && !present) {
       created_in = msg;
       created = step;
     }
-    msg = r->MutableMessage(msg, step);
+    msg = s.access != nullptr ? s.access->mutable_message(msg)
+                              : msg->GetReflection()->MutableMessage(msg, step);
   }
   const FieldDescriptor* leaf = field.leaf();
   const double old = msg == nullptr ? 0 : GetNumberIn(*msg, field);
@@ -329,7 +342,10 @@ double ObjectiveWith(const MoveBase& base, const FieldRef& field, unsigned secti
     if (!SetNumber(field, v, &changed).ok()) return std::nan("");
     return ObjectiveFor(changed);
   }
-  const bool was_present = !leaf->has_presence() || msg->GetReflection()->HasField(*msg, leaf);
+  const FieldAccess* leaf_access = field.steps.back().access;
+  const bool was_present = !leaf->has_presence() ||
+                           (leaf_access != nullptr ? leaf_access->has(*msg)
+                                                   : msg->GetReflection()->HasField(*msg, leaf));
   double moved = std::nan("");
   if (SetNumberIn(field, v, msg).ok()) {
     moved = ObjectiveForMoved(*request, base, section);

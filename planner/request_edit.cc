@@ -243,6 +243,10 @@ Message* MutableParent(const FieldRef& field, PlanRequest* request) {
   Message* msg = request;
   for (size_t i = 0; i + 1 < field.steps.size(); ++i) {
     const FieldStep& s = field.steps[i];
+    if (s.access != nullptr) {
+      msg = s.access->mutable_message(msg);
+      continue;
+    }
     const Reflection* r = msg->GetReflection();
     if (s.field->is_repeated()) {
       while (r->FieldSize(*msg, s.field) <= s.index) r->AddMessage(msg, s.field);
@@ -259,11 +263,15 @@ const Message* Parent(const FieldRef& field, const PlanRequest& request) {
   const Message* msg = &request;
   for (size_t i = 0; i + 1 < field.steps.size(); ++i) {
     const FieldStep& s = field.steps[i];
-    const Reflection* r = msg->GetReflection();
-    if (s.field->is_repeated()) {
+    if (s.access != nullptr) {
+      msg = s.access->message(*msg);
+      if (msg == nullptr) return nullptr;
+    } else if (s.field->is_repeated()) {
+      const Reflection* r = msg->GetReflection();
       if (s.index >= r->FieldSize(*msg, s.field)) return nullptr;
       msg = &r->GetRepeatedMessage(*msg, s.field, s.index);
     } else {
+      const Reflection* r = msg->GetReflection();
       if (!r->HasField(*msg, s.field)) return nullptr;
       msg = &r->GetMessage(*msg, s.field);
     }
@@ -285,7 +293,11 @@ absl::Status SetNumberOn(const FieldRef& field, Message* msg, double v) {
   auto in = [&](double lo, double hi) { return v >= lo && v <= hi && v == std::floor(v); };
   switch (f->cpp_type()) {
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      r->SetDouble(msg, f, v);
+      if (const FieldAccess* access = field.steps.back().access) {
+        access->set_double(msg, v);  // the generated setter (proto/request_access.h)
+      } else {
+        r->SetDouble(msg, f, v);
+      }
       break;
     case FieldDescriptor::CPPTYPE_FLOAT:
       r->SetFloat(msg, f, static_cast<float>(v));
@@ -468,7 +480,7 @@ absl::StatusOr<FieldRef> ResolveFieldUncached(absl::string_view text) {
     if (last && f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       return unknown(absl::StrCat(": ", f->name(), " is a message; name one of its fields"));
     }
-    ref.steps.push_back({f, index});
+    ref.steps.push_back({f, index, f->is_repeated() ? nullptr : AccessFor(f)});
     d = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? f->message_type() : nullptr;
   }
   ref.path = path;
@@ -668,6 +680,7 @@ double GetNumber(const PlanRequest& request, const FieldRef& field) {
 }
 
 double GetNumberIn(const Message& parent, const FieldRef& field) {
+  if (const FieldAccess* access = field.steps.back().access) return access->number(parent);
   const Message* msg = &parent;
   const FieldDescriptor* f = field.leaf();
   const Reflection* r = msg->GetReflection();
@@ -754,6 +767,7 @@ std::string GetText(const PlanRequest& request, const FieldRef& field) {
 bool IsSet(const PlanRequest& request, const FieldRef& field) {
   const Message* msg = Parent(field, request);
   if (msg == nullptr) return false;
+  if (const FieldAccess* access = field.steps.back().access) return access->has(*msg);
   const FieldDescriptor* f = field.leaf();
   const Reflection* r = msg->GetReflection();
   if (f->is_repeated()) {

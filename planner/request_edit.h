@@ -33,6 +33,7 @@
 #include "absl/types/span.h"
 #include "google/protobuf/descriptor.h"
 #include "proto/request.pb.h"
+#include "proto/request_access.h"
 
 namespace dcplan {
 
@@ -40,6 +41,9 @@ namespace dcplan {
 struct FieldStep {
   const google::protobuf::FieldDescriptor* field = nullptr;
   int index = -1;
+  // The field's generated accessors (proto/request_access.h) when it is singular: the reads below
+  // call them instead of reflection.
+  const FieldAccess* access = nullptr;
 };
 
 // A path resolved against PlanRequest's schema.
