@@ -316,6 +316,7 @@ double ObjectiveWith(const MoveBase& base, const FieldRef& field, unsigned secti
     const FieldStep& s = field.steps[i];
     const FieldDescriptor* step = s.field;
     if (step->is_repeated()) {
+      created = nullptr;
       msg = nullptr;
       break;
     }

@@ -244,9 +244,9 @@ struct RowLayout {
 };
 
 // What one thread keeps while it formats a chunk of rows: the last text of each axis' value and of
-// each numeric column, and where the last solved row's result
-// columns (everything after the axes, a function of the row alone) are in the chunk's text: a fine
-// axis over a cap gives runs of rows with the same cluster, whose results are then one copy.
+// each numeric column, and where the last solved row's result columns (everything after the axes,
+// a function of the row alone) are in the chunk's text: a fine axis over a cap gives runs of rows
+// with the same cluster, whose results are then one copy.
 struct RowFormatter {
   explicit RowFormatter(size_t axes) : axis_text(axes) {}
   std::vector<DoubleText> axis_text;

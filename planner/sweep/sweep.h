@@ -84,8 +84,8 @@ struct SweepOptions {
   // Points a thread solves at a time (0: Run picks, a sixteenth of a block per thread).
   int64_t chunk_points = 0;
   // When set, called for each chunk of a block as soon as it is solved, on the thread that solved
-  // it (chunks run concurrently, in any order): `chunk` numbers it within its block (the first
-  // point of chunk c is block's first + c x chunk_points). A caller that turns rows into text
+  // it (chunks run concurrently, in any order): `chunk` numbers it within its block (chunk c
+  // starts at the block's first point + c x the chunk size). A caller that turns rows into text
   // does so here, while they are in the thread's cache, instead of in a second pass over the
   // block after it; Run calls the consumer once every chunk of the block is through.
   std::function<void(int64_t first, int chunk, absl::Span<const SweepRow> rows)> on_chunk;
