@@ -101,8 +101,9 @@ inline int FloorLog10Pow2(int q, bool lower_closer) {
   return (q * 1262611 - (lower_closer ? 524031 : 0)) >> 22;
 }
 
-// The top 64 bits of g x cp / 2^64 rounded to odd: exact when the product's lower part is zero
-// (g's one-unit excess is absorbed by the "> 1").
+// floor(g x cp / 2^128) rounded to odd (its lowest bit set when anything below was dropped): the
+// top 64 of the product's 192 bits, the lowest 64 left out and the middle 64 read as "> 1", which
+// absorbs g's excess of one unit over 10^-k's significand (Giulietti, section 9).
 inline uint64_t RoundToOdd(uint64_t g_hi, uint64_t g_lo, uint64_t cp) {
   const uint128 x = static_cast<uint128>(g_lo) * cp;
   const uint128 y = static_cast<uint128>(g_hi) * cp + static_cast<uint64_t>(x >> 64);
