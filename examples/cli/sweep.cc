@@ -100,45 +100,53 @@ std::string CsvHeader(const dcplan::Sweep& sweep) {
 }
 
 // The shortest text of a double (WriteShortestDouble, base/shortest_double.h, std::to_chars'
-// bytes) for one column, which remembers its last value's text: a column of a sweep repeats its
-// value across neighbouring rows (every point of the inner axes that lands on the same GPU count
-// has the same power, compute and capex; an outer axis' value stays for a whole inner run), so a
-// repeat is a copy. Values are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only
-// its own bits). A cache of every value's text across rows was dropped when formatting became
-// cheaper than looking one up in 640 KB of slots while 200 MB of text streams through the caches.
+// bytes) for one column, which remembers where its last value's text is in the chunk's text: a
+// column of a sweep repeats its value across neighbouring rows (every point of the inner axes that
+// lands on the same GPU count has the same power, compute and capex; an outer axis' value stays
+// for a whole inner run), so a repeat is a copy from an earlier row (written long before, unlike a
+// copy of the text just written, whose read back would wait on its stores). Values are compared
+// bit for bit (0.0 and -0.0 print apart; a NaN matches only its own bits). A cache of every
+// value's text across rows was dropped when formatting became cheaper than looking one up in
+// 640 KB of slots while 200 MB of text streams through the caches.
 class DoubleText {
  public:
-  // Writes the text at `p`, which has room for kRoom bytes; returns its end.
+  // Writes the text at `p` in the chunk's text that starts at `base` (`p` has room for kRoom
+  // bytes); returns its end.
   static constexpr size_t kRoom = kShortestDoubleRoom;
-  char* Write(double v, char* p) {
+  char* Write(double v, const char* base, char* p) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
     if (size_ != 0 && bits == bits_) {
-      std::memcpy(p, text_, 16);
-      std::memcpy(p + 16, text_ + 16, 16);
+      CopyText(base + at_, size_, p);
       return p + size_;
     }
     char* end = WriteShortestDouble(v, p);
-    size_ = static_cast<size_t>(end - p);
     bits_ = bits;
-    // Only the text's own bytes are read back: a read past it may touch a page of the output not
-    // yet written, which the kernel then maps twice (a read fault, then a write fault).
-    if (size_ >= 16) {
-      std::memcpy(text_, p, 16);
-      std::memcpy(text_ + size_ - 16, p + size_ - 16, 16);
-    } else if (size_ >= 8) {
-      std::memcpy(text_, p, 8);
-      std::memcpy(text_ + size_ - 8, p + size_ - 8, 8);
-    } else {
-      std::memcpy(text_, p, size_);
-    }
+    at_ = static_cast<size_t>(p - base);
+    size_ = static_cast<size_t>(end - p);
     return end;
   }
 
  private:
+  // Copies the `size` (1 to 24) bytes at `from` to `to`, reading no byte past them.
+  static void CopyText(const char* from, size_t size, char* to) {
+    if (size >= 16) {
+      std::memcpy(to, from, 16);
+      std::memcpy(to + size - 16, from + size - 16, 16);
+    } else if (size >= 8) {
+      std::memcpy(to, from, 8);
+      std::memcpy(to + size - 8, from + size - 8, 8);
+    } else if (size >= 4) {
+      std::memcpy(to, from, 4);
+      std::memcpy(to + size - 4, from + size - 4, 4);
+    } else {
+      for (size_t i = 0; i < size; ++i) to[i] = from[i];
+    }
+  }
+
   uint64_t bits_ = 0;
-  size_t size_ = 0;
-  char text_[32];
+  size_t at_ = 0;    // the last value's text, from the chunk's start
+  size_t size_ = 0;  // 0: none yet
 };
 
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
@@ -278,6 +286,7 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
     room += f.error.size();
   }
   char* q = out->Room(room);
+  const char* const base = out->data();  // after Room, which may move the text
   const std::vector<SweepAxis>& axes = sweep.axes();
   if (json) *q++ = '{';
   for (size_t a = 0; a < axes.size(); ++a) {
@@ -286,7 +295,7 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
     if (layout.is_preset[a]) {
       q = Copy(layout.preset_texts[a][static_cast<size_t>(i)], q);
     } else {
-      q = f.axis_text[a].Write(axes[a].values[i], q);
+      q = f.axis_text[a].Write(axes[a].values[i], base, q);
     }
     if (!json) *q++ = ',';
   }
@@ -306,7 +315,7 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
         q = WriteInteger(static_cast<int64_t>(c.from_row(r)), q);
         break;
       case HeadlineColumn::Kind::kNumber:
-        q = f.number_text[k].Write(c.from_row(r), q);
+        q = f.number_text[k].Write(c.from_row(r), base, q);
         break;
       case HeadlineColumn::Kind::kBinding: {
         const absl::string_view binding = ok ? BindingText(r.binding) : "";
