@@ -479,12 +479,15 @@ void CopyAllButSourcesAndWorkload(const PlanRequest& from, PlanRequest* to) {
       continue;
     }
     const bool message = f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
+    // Into messages just made empty (`to` was cleared): MergeFrom is CopyFrom there, without
+    // Message::CopyFrom's check that the source does not contain the target (a walk of the whole
+    // source by reflection, ~3% of a plan).
     if (f->is_repeated() && message) {
       for (int j = 0; j < r->FieldSize(from, f); ++j) {
-        r->AddMessage(to, f)->CopyFrom(r->GetRepeatedMessage(from, f, j));
+        r->AddMessage(to, f)->MergeFrom(r->GetRepeatedMessage(from, f, j));
       }
     } else if (message) {
-      if (r->HasField(from, f)) r->MutableMessage(to, f)->CopyFrom(r->GetMessage(from, f));
+      if (r->HasField(from, f)) r->MutableMessage(to, f)->MergeFrom(r->GetMessage(from, f));
     } else if (!f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
       r->SetEnumValue(to, f, r->GetEnumValue(from, f));
     } else if (!f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
