@@ -138,11 +138,6 @@ inline ShortestDecimal StripZeros(uint64_t digits, int exponent) {
   return {digits, exponent};
 }
 
-constexpr char kPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 constexpr uint64_t kPow10[20] = {1ull,
                                  10ull,
                                  100ull,
@@ -359,7 +354,8 @@ char* WriteShortestDouble(double v, char* p) {
       *o++ = static_cast<char>('0' + e / 100);
       e %= 100;
     }
-    std::memcpy(o, kPairs + 2 * e, 2);
+    o[0] = static_cast<char>('0' + e / 10);
+    o[1] = static_cast<char>('0' + e % 10);
     return o + 2;
   }
   int point = length + d.exponent;  // digits before the point

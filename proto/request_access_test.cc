@@ -14,6 +14,7 @@
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/message.h"
 #include "gtest/gtest.h"
+#include "proto/json_codegen.h"
 #include "proto/request.pb.h"
 
 namespace dcplan {
@@ -23,18 +24,6 @@ using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
-
-void Collect(const Descriptor* d, std::vector<const Descriptor*>* out,
-             std::set<const Descriptor*>* seen) {
-  if (!seen->insert(d).second) return;
-  out->push_back(d);
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* f = d->field(i);
-    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_map()) {
-      Collect(f->message_type(), out, seen);
-    }
-  }
-}
 
 // What the accessors must answer, from reflection.
 void ExpectAgrees(const Message& m, const FieldDescriptor* f, const std::string& when) {
@@ -141,7 +130,7 @@ void SetValue(Message* m, const FieldDescriptor* f, int i) {
 TEST(RequestAccess, EveryAccessorAgreesWithReflection) {
   std::vector<const Descriptor*> types;
   std::set<const Descriptor*> seen;
-  Collect(PlanRequest::descriptor(), &types, &seen);
+  codegen::CollectMessageTypes(PlanRequest::descriptor(), &types, &seen);
   int checked = 0;
   for (const Descriptor* d : types) {
     const Message* prototype =
@@ -182,7 +171,7 @@ TEST(RequestAccess, EveryAccessorAgreesWithReflection) {
 TEST(RequestAccess, SettersMatchReflection) {
   std::vector<const Descriptor*> types;
   std::set<const Descriptor*> seen;
-  Collect(PlanRequest::descriptor(), &types, &seen);
+  codegen::CollectMessageTypes(PlanRequest::descriptor(), &types, &seen);
   int doubles = 0, messages = 0;
   for (const Descriptor* d : types) {
     const Message* prototype =
