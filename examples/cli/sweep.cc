@@ -10,9 +10,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -149,6 +151,66 @@ class DoubleText {
   size_t size_ = 0;  // 0: none yet
 };
 
+// The text of the by_cluster columns (planner/sweep/headline.h) of the clusters a thread has
+// written, by server count: while caps, the PUE or prices move, a sweep lands on the same clusters
+// again and again (a 1,000 x 1,000 power x PUE grid has ~40,000 clusters and 1,000,000 rows, and
+// after its first row's PUE run at a power most clusters are met again at the next), so their IT
+// power, compute and capex need formatting once per cluster, not once per row. A slot per server
+// count (modulo the table's size), overwritten when its values differ: each value is compared bit
+// for bit before its text is reused, so the text is always the value's own whatever lands where.
+class ClusterTexts {
+ public:
+  static constexpr size_t kColumns = 6;  // by_cluster columns kept (the rest: DoubleText)
+  static constexpr size_t kSlots = size_t{1} << 16;
+  static constexpr size_t kText = 24;  // a double's text is at most 24 bytes
+
+  struct Slot {
+    uint64_t bits[kColumns];
+    uint8_t size[kColumns];  // 0: nothing kept
+    char text[kColumns][kText];
+  };
+
+  // Zeroed pages from the kernel as they are first touched (calloc of this size maps them): a
+  // memset would touch all 13 MB for the few thousand slots a small sweep uses.
+  ClusterTexts() : slots_(static_cast<Slot*>(std::calloc(kSlots, sizeof(Slot)))) {
+    if (slots_ == nullptr) throw std::bad_alloc();
+  }
+
+  Slot& For(int64_t servers) { return slots_.get()[static_cast<uint64_t>(servers) & (kSlots - 1)]; }
+  void Prefetch(int64_t servers) {
+    const char* slot = reinterpret_cast<const char*>(&For(servers));
+    for (size_t at = 0; at < sizeof(Slot); at += 64) __builtin_prefetch(slot + at);
+  }
+
+  // Writes column `i`'s value `v` at `p` (room for kText bytes) from the slot, or formats it and
+  // keeps the text there; returns its end.
+  static char* Write(Slot& slot, size_t i, double v, char* p) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    if (slot.size[i] != 0 && slot.bits[i] == bits) {
+      std::memcpy(p, slot.text[i], kText);
+      return p + slot.size[i];
+    }
+    char* end = WriteShortestDouble(v, p);
+    slot.bits[i] = bits;
+    slot.size[i] = static_cast<uint8_t>(end - p);
+    std::memcpy(slot.text[i], p, kText);
+    return end;
+  }
+
+ private:
+  struct Free {
+    void operator()(Slot* p) const { std::free(p); }
+  };
+  std::unique_ptr<Slot, Free> slots_;
+};
+
+// The calling thread's ClusterTexts: made at its first sweep chunk, kept for the next ones.
+ClusterTexts& ThreadClusterTexts() {
+  thread_local std::unique_ptr<ClusterTexts> texts = std::make_unique<ClusterTexts>();
+  return *texts;
+}
+
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
 // are the same text).
 template <typename T>
@@ -196,13 +258,34 @@ class TextBuffer {
   size_t capacity_ = 0;
 };
 
+// A text of at most kRoom bytes kept padded to kRoom, so that it is written with one copy of a
+// fixed size (a copy of a run-time length is a call to memcpy: ~15 of them a row); the bytes past
+// its end land in the row's room and are written over by what follows.
+struct ShortText {
+  static constexpr size_t kRoom = 32;
+  static bool Fits(absl::string_view text) { return text.size() <= kRoom; }
+  explicit ShortText(absl::string_view text = "") : size(static_cast<uint8_t>(text.size())) {
+    std::memcpy(bytes, text.data(), text.size());
+  }
+  char* Write(char* p) const {
+    std::memcpy(p, bytes, kRoom);
+    return p + size;
+  }
+  char bytes[kRoom] = {};
+  uint8_t size;
+};
+
 // The fixed text of a sweep's rows, worked out once per sweep: each axis' key (JSON) and its
-// presets' quoted names, each headline column's key (JSON) or separator (CSV), and the most bytes
-// a solved row can take.
+// presets' quoted names or its numbers' text, each headline column's key (JSON) or separator
+// (CSV), and the most bytes a solved row can take.
 struct RowLayout {
+  // A numeric axis of up to this many values has their text made once (an inner axis' values
+  // come back every run of it); a longer one is formatted row by row.
+  static constexpr size_t kMaxAxisTexts = size_t{1} << 16;
+
   RowLayout(const dcplan::Sweep& sweep, bool json_lines) : json(json_lines) {
     const std::vector<SweepAxis>& axes = sweep.axes();
-    bound = 4;  // '{', '}', ',' and '\n' at most
+    bound = 4 + ShortText::kRoom;  // '{', '}', ',' and '\n' at most; a padded copy's overhang
     for (size_t a = 0; a < axes.size(); ++a) {
       std::string key;
       if (json) {
@@ -222,10 +305,18 @@ struct RowLayout {
         value = std::max(value, text.size());
         names.push_back(std::move(text));
       }
+      std::vector<ShortText> numbers;
+      if (!axes[a].is_preset() && axes[a].values.size() <= kMaxAxisTexts) {
+        char text[kShortestDoubleRoom];
+        for (double v : axes[a].values) {
+          numbers.emplace_back(absl::string_view(text, WriteShortestDouble(v, text) - text));
+        }
+      }
       bound += key.size() + value + 1;
       is_preset.push_back(axes[a].is_preset());
       axis_keys.push_back(std::move(key));
       preset_texts.push_back(std::move(names));
+      number_texts.push_back(std::move(numbers));
     }
     size_t k = 0;
     size_t binding = 0;
@@ -235,11 +326,20 @@ struct RowLayout {
           binding,
           BindingText(static_cast<BindingConstraint>(bindings->value(i)->number())).size());
     }
+    short_column_keys = true;
+    size_t cached = 0;
     for (const HeadlineColumn& c : HeadlineColumns()) {
+      const bool by_cluster = c.by_cluster && c.kind == HeadlineColumn::Kind::kNumber &&
+                              cached < ClusterTexts::kColumns;
+      cluster_column.push_back(by_cluster ? static_cast<int>(cached++) : -1);
       std::string key = json ? absl::StrCat(",\"", c.name, "\":") : (k > 0 ? "," : "");
       bound += key.size() + std::max(DoubleText::kRoom, binding + 2);
+      short_column_keys = short_column_keys && ShortText::Fits(key);
       column_keys.push_back(std::move(key));
       ++k;
+    }
+    if (short_column_keys) {
+      for (const std::string& key : column_keys) column_key_texts.emplace_back(key);
     }
   }
 
@@ -247,7 +347,13 @@ struct RowLayout {
   std::vector<std::string> axis_keys;
   std::vector<bool> is_preset;  // per axis (SweepAxis::is_preset compares its path)
   std::vector<std::vector<std::string>> preset_texts;  // empty for a numeric axis
+  // Per axis, the text of each value (empty for a preset axis and for a long one).
+  std::vector<std::vector<ShortText>> number_texts;
   std::vector<std::string> column_keys;
+  bool short_column_keys;                   // every column key fits a ShortText (always, today)
+  std::vector<ShortText> column_key_texts;  // the same, padded, when they do
+  // Per headline column, its place in a ClusterTexts slot, or -1.
+  std::vector<int> cluster_column;
   size_t bound;  // bytes of a solved row at most (a failed one adds its quoted error)
 };
 
@@ -256,8 +362,9 @@ struct RowLayout {
 // a function of the row alone) are in the chunk's text: a fine axis over a cap gives runs of rows
 // with the same cluster, whose results are then one copy.
 struct RowFormatter {
-  explicit RowFormatter(size_t axes) : axis_text(axes) {}
+  RowFormatter(size_t axes, ClusterTexts* texts) : axis_text(axes), cluster_texts(texts) {}
   std::vector<DoubleText> axis_text;
+  ClusterTexts* cluster_texts;            // the thread's
   DoubleText number_text[32];             // per headline column
   const SweepRow* results_row = nullptr;  // the last solved row, its results at `results_at`
   size_t results_at = 0, results_size = 0;
@@ -294,6 +401,8 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
     q = Copy(layout.axis_keys[a], q);
     if (layout.is_preset[a]) {
       q = Copy(layout.preset_texts[a][static_cast<size_t>(i)], q);
+    } else if (!layout.number_texts[a].empty()) {
+      q = layout.number_texts[a][static_cast<size_t>(i)].Write(q);
     } else {
       q = f.axis_text[a].Write(axes[a].values[i], base, q);
     }
@@ -306,16 +415,23 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
     return;
   }
   const size_t results_start = static_cast<size_t>(q - out->data());
+  ClusterTexts::Slot* slot = ok ? &f.cluster_texts->For(r.servers) : nullptr;
   // The headline columns, each read from the row as the table says.
   size_t k = 0;
   for (const HeadlineColumn& c : HeadlineColumns()) {
-    q = Copy(layout.column_keys[k], q);
+    q = layout.short_column_keys ? layout.column_key_texts[k].Write(q)
+                                 : Copy(layout.column_keys[k], q);
     switch (c.kind) {
       case HeadlineColumn::Kind::kCount:
         q = WriteInteger(static_cast<int64_t>(c.from_row(r)), q);
         break;
       case HeadlineColumn::Kind::kNumber:
-        q = f.number_text[k].Write(c.from_row(r), base, q);
+        if (slot != nullptr && layout.cluster_column[k] >= 0) {
+          q = ClusterTexts::Write(*slot, static_cast<size_t>(layout.cluster_column[k]),
+                                  c.from_row(r), q);
+        } else {
+          q = f.number_text[k].Write(c.from_row(r), base, q);
+        }
         break;
       case HeadlineColumn::Kind::kBinding: {
         const absl::string_view binding = ok ? BindingText(r.binding) : "";
@@ -371,8 +487,12 @@ void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t fi
                  absl::Span<const SweepRow> rows, TextBuffer* piece) {
   piece->Clear();
   piece->Reserve(rows.size() * std::min<size_t>(layout.bound, 256));
-  RowFormatter formatter(sweep.axes().size());
+  ClusterTexts& texts = ThreadClusterTexts();
+  RowFormatter formatter(sweep.axes().size(), &texts);
   for (size_t i = 0; i < rows.size(); ++i) {
+    // The next row's slot, on its way while this row is written (a slot is a miss in the caches
+    // at most clusters of a large grid).
+    if (i + 1 < rows.size()) texts.Prefetch(rows[i + 1].servers);
     AppendRow(sweep, layout, first + static_cast<int64_t>(i), rows[i], formatter, piece);
   }
 }

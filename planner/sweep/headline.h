@@ -30,6 +30,10 @@ struct HeadlineColumn {
   const char* unit;       // "GPUs", "W", "FLOP/s", "1" (a fraction), "USD", "USD/year", ""
   const char* plan_path;  // in the Plan's JSON: "counts.gpu_count"
   Kind kind;
+  // A number that is the same for every point landing on the same cluster while only caps, the
+  // PUE or the energy price move (IT power, compute, capex): `dcplan sweep` keeps its text by
+  // server count (a hint: the value is compared bit for bit before its text is reused).
+  bool by_cluster;
   // The value (a count as a double, exact below 2^53; the binding cap's enum number).
   double (*from_plan)(const Plan& plan);
   double (*from_row)(const SweepRow& row);
