@@ -160,7 +160,7 @@ class DoubleText {
 // for bit before its text is reused, so the text is always the value's own whatever lands where.
 class ClusterTexts {
  public:
-  static constexpr size_t kColumns = 6;  // by_cluster columns kept (the rest: DoubleText)
+  static constexpr size_t kColumns = 5;  // by_cluster columns kept (any more: DoubleText)
   static constexpr size_t kSlots = size_t{1} << 16;
   static constexpr size_t kText = 24;  // a double's text is at most 24 bytes
 
@@ -171,7 +171,7 @@ class ClusterTexts {
   };
 
   // Zeroed pages from the kernel as they are first touched (calloc of this size maps them): a
-  // memset would touch all 13 MB for the few thousand slots a small sweep uses.
+  // memset would touch all 11 MB for the few thousand slots a small sweep uses.
   ClusterTexts() : slots_(static_cast<Slot*>(std::calloc(kSlots, sizeof(Slot)))) {
     if (slots_ == nullptr) throw std::bad_alloc();
   }
