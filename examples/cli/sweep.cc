@@ -376,9 +376,10 @@ inline char* Copy(absl::string_view text, char* p) {
   return p + text.size();
 }
 
-// Point `p`'s row as CSV or as one JSON object (layout.json), at the end of `out`.
-void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, const SweepRow& r,
-               RowFormatter& f, TextBuffer* out) {
+// The row of the point at index idx[a] along each axis a, as CSV or as one JSON object
+// (layout.json), at the end of `out`.
+void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_t* idx,
+               const SweepRow& r, RowFormatter& f, TextBuffer* out) {
   const bool json = layout.json;
   const bool ok = r.status.ok();
   size_t room = layout.bound;
@@ -397,7 +398,7 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t p, c
   const std::vector<SweepAxis>& axes = sweep.axes();
   if (json) *q++ = '{';
   for (size_t a = 0; a < axes.size(); ++a) {
-    const int64_t i = sweep.IndexAlong(p, static_cast<int>(a));
+    const int64_t i = idx[a];
     q = Copy(layout.axis_keys[a], q);
     if (layout.is_preset[a]) {
       q = Copy(layout.preset_texts[a][static_cast<size_t>(i)], q);
@@ -488,12 +489,24 @@ void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t fi
   piece->Clear();
   piece->Reserve(rows.size() * std::min<size_t>(layout.bound, 256));
   ClusterTexts& texts = ThreadClusterTexts();
-  RowFormatter formatter(sweep.axes().size(), &texts);
+  const std::vector<SweepAxis>& axes = sweep.axes();
+  RowFormatter formatter(axes.size(), &texts);
+  // Each axis' index at the row, moved along as the rows go (the last axis fastest), not divided
+  // out of the point's number at every row.
+  std::vector<int64_t> idx(axes.size()), sizes(axes.size());
+  for (size_t a = 0; a < axes.size(); ++a) {
+    idx[a] = sweep.IndexAlong(first, static_cast<int>(a));
+    sizes[a] = axes[a].size();
+  }
   for (size_t i = 0; i < rows.size(); ++i) {
     // The next row's slot, on its way while this row is written (a slot is a miss in the caches
     // at most clusters of a large grid).
     if (i + 1 < rows.size()) texts.Prefetch(rows[i + 1].servers);
-    AppendRow(sweep, layout, first + static_cast<int64_t>(i), rows[i], formatter, piece);
+    AppendRow(sweep, layout, idx.data(), rows[i], formatter, piece);
+    for (size_t a = axes.size(); a-- > 0;) {
+      if (++idx[a] < sizes[a]) break;
+      idx[a] = 0;
+    }
   }
 }
 
