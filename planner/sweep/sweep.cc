@@ -65,12 +65,11 @@ absl::Status Patch(Fast f, double v, PlanRequest* r, Model* m) {
       return absl::OkStatus();
   }
   switch (f) {
-    case Fast::kPue: {
-      DCPLAN_ASSIGN_OR_RETURN(m->site, BuildSiteModel(r->site()));
-      // The caps read the site (a cap at the substation).
-      DCPLAN_ASSIGN_OR_RETURN(m->caps, BuildCapsModel(r->constraints(), m->site));
+    case Fast::kPue:
+      // Of the site model only the peak PUE and the annual PUE derived from it read site.pue
+      // (SetPeakPue is BuildSiteModel's own step), and the caps read the site's substation alone.
+      SetPeakPue(v, &m->site);
       return absl::OkStatus();
-    }
     case Fast::kElectricity:
       m->costs = BuildCostModel(r->costs(), r->site().cooling());
       return absl::OkStatus();

@@ -307,13 +307,16 @@ void ExpectSameRows(const std::vector<SweepRow>& a, const std::vector<SweepRow>&
 
 TEST(Sweep, PatchingTheModelEqualsRebuildingItForEveryPatchedField) {
   // All five patched fields at once, invalid values included (pue 0.95, electricity -0.01), a
-  // substation-measured cap (where a power_cap_watts above 0 is an error) and a budget on TCO: the
-  // fast path and building every point's model from its request agree field by field.
+  // substation-measured cap (where a power_cap_watts above 0 is an error), a budget on TCO, an
+  // annual PUE given (kept as the peak moves) and one derived from liquid cooling (moving with
+  // it): the fast path and building every point's model from its request agree field by field.
   for (const char* extra : {
            "costs { facility_usd_per_it_watt: 11 maintenance_fraction_per_year: 0.05 }",
            "site { substation { transformer_rating_va: 60e6 } } constraints { power_cap_at: "
            "POWER_CAP_AT_SUBSTATION budget_on: BUDGET_ON_TCO } costs { facility_usd_per_it_watt: 9 "
            "}",
+           "site { annual_pue: 1.15 } constraints { budget_on: BUDGET_ON_TCO }",
+           "site { cooling: COOLING_DIRECT_LIQUID } constraints { budget_on: BUDGET_ON_TCO }",
        }) {
     SCOPED_TRACE(extra);
     Sweep s = Sweep::Create(H100With(extra), {Axis("pue=0.95,1.2,1.5"),
