@@ -283,6 +283,17 @@ struct RowLayout {
   // come back every run of it); a longer one is formatted row by row.
   static constexpr size_t kMaxAxisTexts = size_t{1} << 16;
 
+  // One headline column as AppendRow writes it, all in one place: its key (padded) or separator,
+  // what it holds and where its value comes from.
+  struct ColumnOp {
+    ShortText key;
+    const std::string* long_key = nullptr;  // the key when it does not fit a ShortText
+    double (*from_row)(const SweepRow&) = nullptr;
+    HeadlineColumn::Kind kind = HeadlineColumn::Kind::kNumber;
+    int8_t cluster = -1;  // its place in a ClusterTexts slot, or -1
+    uint8_t column = 0;   // its index among the headline columns
+  };
+
   RowLayout(const dcplan::Sweep& sweep, bool json_lines) : json(json_lines) {
     const std::vector<SweepAxis>& axes = sweep.axes();
     bound = 4 + ShortText::kRoom;  // '{', '}', ',' and '\n' at most; a padded copy's overhang
@@ -326,22 +337,30 @@ struct RowLayout {
           binding,
           BindingText(static_cast<BindingConstraint>(bindings->value(i)->number())).size());
     }
-    short_column_keys = true;
     size_t cached = 0;
     for (const HeadlineColumn& c : HeadlineColumns()) {
-      const bool by_cluster = c.by_cluster && c.kind == HeadlineColumn::Kind::kNumber &&
-                              cached < ClusterTexts::kColumns;
-      cluster_column.push_back(by_cluster ? static_cast<int>(cached++) : -1);
       std::string key = json ? absl::StrCat(",\"", c.name, "\":") : (k > 0 ? "," : "");
       bound += key.size() + std::max(DoubleText::kRoom, binding + 2);
-      short_column_keys = short_column_keys && ShortText::Fits(key);
+      ColumnOp op;
+      op.kind = c.kind;
+      op.from_row = c.from_row;
+      op.column = static_cast<uint8_t>(k);
+      const bool by_cluster = c.by_cluster && c.kind == HeadlineColumn::Kind::kNumber &&
+                              cached < ClusterTexts::kColumns;
+      op.cluster = by_cluster ? static_cast<int8_t>(cached++) : -1;
+      if (ShortText::Fits(key)) op.key = ShortText(key);
       column_keys.push_back(std::move(key));
+      ops.push_back(op);
       ++k;
     }
-    if (short_column_keys) {
-      for (const std::string& key : column_keys) column_key_texts.emplace_back(key);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (!ShortText::Fits(column_keys[i])) ops[i].long_key = &column_keys[i];
     }
   }
+
+  // Not copied: ops point into column_keys.
+  RowLayout(const RowLayout&) = delete;
+  RowLayout& operator=(const RowLayout&) = delete;
 
   bool json;
   std::vector<std::string> axis_keys;
@@ -350,11 +369,8 @@ struct RowLayout {
   // Per axis, the text of each value (empty for a preset axis and for a long one).
   std::vector<std::vector<ShortText>> number_texts;
   std::vector<std::string> column_keys;
-  bool short_column_keys;                   // every column key fits a ShortText (always, today)
-  std::vector<ShortText> column_key_texts;  // the same, padded, when they do
-  // Per headline column, its place in a ClusterTexts slot, or -1.
-  std::vector<int> cluster_column;
-  size_t bound;  // bytes of a solved row at most (a failed one adds its quoted error)
+  std::vector<ColumnOp> ops;  // per headline column, in order
+  size_t bound;               // bytes of a solved row at most (a failed one adds its quoted error)
 };
 
 // What one thread keeps while it formats a chunk of rows: the last text of each axis' value and of
@@ -418,22 +434,21 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
   const size_t results_start = static_cast<size_t>(q - out->data());
   ClusterTexts::Slot* slot = ok ? &f.cluster_texts->For(r.servers) : nullptr;
   // The headline columns, each read from the row as the table says.
-  size_t k = 0;
-  for (const HeadlineColumn& c : HeadlineColumns()) {
-    q = layout.short_column_keys ? layout.column_key_texts[k].Write(q)
-                                 : Copy(layout.column_keys[k], q);
-    switch (c.kind) {
+  DoubleText* const last_text = f.number_text;
+  for (const RowLayout::ColumnOp *op = layout.ops.data(), *end = op + layout.ops.size(); op != end;
+       ++op) {
+    q = op->long_key == nullptr ? op->key.Write(q) : Copy(*op->long_key, q);
+    switch (op->kind) {
       case HeadlineColumn::Kind::kCount:
-        q = WriteInteger(static_cast<int64_t>(c.from_row(r)), q);
+        q = WriteInteger(static_cast<int64_t>(op->from_row(r)), q);
         break;
-      case HeadlineColumn::Kind::kNumber:
-        if (slot != nullptr && layout.cluster_column[k] >= 0) {
-          q = ClusterTexts::Write(*slot, static_cast<size_t>(layout.cluster_column[k]),
-                                  c.from_row(r), q);
-        } else {
-          q = f.number_text[k].Write(c.from_row(r), base, q);
-        }
+      case HeadlineColumn::Kind::kNumber: {
+        const double v = op->from_row(r);
+        q = slot != nullptr && op->cluster >= 0
+                ? ClusterTexts::Write(*slot, static_cast<size_t>(op->cluster), v, q)
+                : last_text[op->column].Write(v, base, q);
         break;
+      }
       case HeadlineColumn::Kind::kBinding: {
         const absl::string_view binding = ok ? BindingText(r.binding) : "";
         if (json) *q++ = '"';
@@ -442,7 +457,6 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
         break;
       }
     }
-    ++k;
   }
   if (json) {
     if (!ok) q = Copy(f.error, q);
