@@ -102,34 +102,38 @@ std::string CsvHeader(const dcplan::Sweep& sweep) {
 }
 
 // The shortest text of a double (WriteShortestDouble, base/shortest_double.h, std::to_chars'
-// bytes) for one column, which remembers where its last value's text is in the chunk's text: a
-// column of a sweep repeats its value across neighbouring rows (every point of the inner axes that
-// lands on the same GPU count has the same power, compute and capex; an outer axis' value stays
-// for a whole inner run), so a repeat is a copy from an earlier row (written long before, unlike a
-// copy of the text just written, whose read back would wait on its stores). Values are compared
-// bit for bit (0.0 and -0.0 print apart; a NaN matches only its own bits). A cache of every
-// value's text across rows was dropped when formatting became cheaper than looking one up in
-// 640 KB of slots while 200 MB of text streams through the caches.
+// bytes), or of a count as an integer, for one column, which remembers where its last value's text
+// is in the chunk's text: a column of a sweep repeats its value across neighbouring rows (every
+// point of the inner axes that lands on the same GPU count has the same power, compute and capex;
+// an outer axis' value stays for a whole inner run), so a repeat is a copy from an earlier row
+// (written long before, unlike a copy of the text just written, whose read back would wait on its
+// stores). Values are compared bit for bit (0.0 and -0.0 print apart; a NaN matches only its own
+// bits). Across rows, the by_cluster columns' text is kept by ClusterTexts below.
 class DoubleText {
  public:
   // Writes the text at `p` in the chunk's text that starts at `base` (`p` has room for kRoom
   // bytes); returns its end.
   static constexpr size_t kRoom = kShortestDoubleRoom;
-  char* Write(double v, const char* base, char* p) {
+  char* Write(double v, const char* base, char* p) { return WriteAs<false>(v, base, p); }
+  // The same for a count (a whole number held as a double), written as an integer.
+  char* WriteCount(double v, const char* base, char* p) { return WriteAs<true>(v, base, p); }
+
+ private:
+  template <bool kCount>
+  char* WriteAs(double v, const char* base, char* p) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof(bits));
     if (size_ != 0 && bits == bits_) {
       CopyText(base + at_, size_, p);
       return p + size_;
     }
-    char* end = WriteShortestDouble(v, p);
+    char* end = kCount ? WriteInteger(static_cast<int64_t>(v), p) : WriteShortestDouble(v, p);
     bits_ = bits;
     at_ = static_cast<size_t>(p - base);
     size_ = static_cast<size_t>(end - p);
     return end;
   }
 
- private:
   // Copies the `size` (1 to 24) bytes at `from` to `to`, reading no byte past them.
   static void CopyText(const char* from, size_t size, char* to) {
     if (size >= 16) {
@@ -440,7 +444,7 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
     q = op->long_key == nullptr ? op->key.Write(q) : Copy(*op->long_key, q);
     switch (op->kind) {
       case HeadlineColumn::Kind::kCount:
-        q = WriteInteger(static_cast<int64_t>(op->from_row(r)), q);
+        q = last_text[op->column].WriteCount(op->from_row(r), base, q);
         break;
       case HeadlineColumn::Kind::kNumber: {
         const double v = op->from_row(r);
