@@ -814,6 +814,8 @@ TEST(Server, TwoThousandStalledBodiesStayWithinTheByteBudget) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  // Whether every connection was made and fed before the first body could time out.
+  const bool sent_within_timeout = std::chrono::steady_clock::now() - start < options.timeout;
   const std::size_t during = ResidentBytes();
   std::printf("2,000 stalled bodies: resident %.1f MB before, %.1f MB while stalled (+%.1f MB)\n",
               before / 1e6, during / 1e6, (during - std::min(during, before)) / 1e6);
@@ -866,7 +868,14 @@ TEST(Server, TwoThousandStalledBodiesStayWithinTheByteBudget) {
       "%.1f s\n",
       timed_out, refused, reset, other, pending,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  EXPECT_EQ(timed_out, 64);
+  // 64 bodies fit the budget. When making the 2,000 connections took longer than the timeout (a
+  // loaded machine, the sanitizers), the first 64 time out before the last connections arrive and
+  // free their reservations for later ones: more 408s then, never fewer.
+  if (sent_within_timeout) {
+    EXPECT_EQ(timed_out, 64);
+  } else {
+    EXPECT_GE(timed_out, 64);
+  }
   EXPECT_EQ(timed_out + refused + reset, kClients);
   EXPECT_EQ(other, 0);
   Client after(server.port());
