@@ -175,6 +175,15 @@ void BM_HttpFloorPost(benchmark::State& state) {
 }
 BENCHMARK(BM_HttpFloorPost)->ArgName("clients")->Arg(8)->Iterations(1)->UseRealTime();
 
+// The same floor with a plan-sized answer: GET /v1/presets/h100-dgx, a 17.6 KB JSON body made
+// once and copied per request, answered on the connections' threads (a JSON plan's answer is
+// ~23 KB): what moving the bytes through Beast, loopback TCP and the clients costs.
+void BM_HttpFloorPreset(benchmark::State& state) {
+  RunHttpClients(state, static_cast<int>(state.range(0)), http::verb::get, "/v1/presets/h100-dgx",
+                 "", false);
+}
+BENCHMARK(BM_HttpFloorPreset)->ArgName("clients")->Arg(8)->Iterations(1)->UseRealTime();
+
 }  // namespace
 }  // namespace dcplan::serve
 
