@@ -173,14 +173,12 @@ void WriteParser(const Descriptor* d) {
 }  // namespace
 
 int main() {
-  std::vector<const Descriptor*> types;
-  std::set<const Descriptor*> seen;
-  dcplan::codegen::CollectMessageTypes(dcplan::PlanRequest::descriptor(), &types, &seen);
-  std::set<std::string> headers;
+  const std::vector<const Descriptor*> types =
+      dcplan::codegen::MessageTypesOf(dcplan::PlanRequest::descriptor());
+  std::set<std::string> headers = dcplan::codegen::GeneratedHeaders(types);
   std::vector<const EnumDescriptor*> enums;
   std::set<const EnumDescriptor*> enums_seen;
   for (const Descriptor* d : types) {
-    headers.insert(dcplan::codegen::GeneratedHeader(d->file()));
     for (int i = 0; i < d->field_count(); ++i) {
       const FieldDescriptor* f = d->field(i);
       if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM &&

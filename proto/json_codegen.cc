@@ -83,6 +83,19 @@ void CollectMessageTypes(const Descriptor* d, std::vector<const Descriptor*>* ou
   out->push_back(d);
 }
 
+std::vector<const Descriptor*> MessageTypesOf(const Descriptor* root) {
+  std::vector<const Descriptor*> types;
+  std::set<const Descriptor*> seen;
+  CollectMessageTypes(root, &types, &seen);
+  return types;
+}
+
+std::set<std::string> GeneratedHeaders(const std::vector<const Descriptor*>& types) {
+  std::set<std::string> headers;
+  for (const Descriptor* d : types) headers.insert(GeneratedHeader(d->file()));
+  return headers;
+}
+
 bool Declined(const FieldDescriptor* f) {
   return f->is_map() || f->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT ||
          f->type() == FieldDescriptor::TYPE_BYTES;

@@ -1,14 +1,13 @@
 // File: proto/json_codegen.h
 //
-// What the JSON code generators (gen_json_printer for Plan, gen_json_parser for PlanRequest) both
-// need from a descriptor: C++ names of the generated classes and accessors, C++ literals, and the
-// message types a root type reaches.
+// What the code generators (gen_json_printer for Plan, gen_json_parser and gen_request_access for
+// PlanRequest) need from a descriptor: C++ names of the generated classes and accessors, C++
+// literals, and the message types a root type reaches with their headers.
 //
 // Example:
-//   std::vector<const Descriptor*> types;
-//   std::set<const Descriptor*> seen;
-//   CollectMessageTypes(dcplan::Plan::descriptor(), &types, &seen);   // inner types first
-//   std::cout << ClassName(types[0]);                                   // "::dcplan::Accelerator"
+//   std::vector<const Descriptor*> types = MessageTypesOf(dcplan::Plan::descriptor());
+//   std::cout << ClassName(types[0]);             // "::dcplan::Accelerator" (inner types first)
+//   for (const std::string& h : GeneratedHeaders(types)) std::cout << "#include \"" << h << "\"\n";
 #pragma once
 
 #include <set>
@@ -43,6 +42,14 @@ std::string Literal(const std::string& text);
 void CollectMessageTypes(const google::protobuf::Descriptor* d,
                          std::vector<const google::protobuf::Descriptor*>* out,
                          std::set<const google::protobuf::Descriptor*>* seen);
+
+// `root` and every message type it reaches, as CollectMessageTypes lists them from a fresh start.
+std::vector<const google::protobuf::Descriptor*> MessageTypesOf(
+    const google::protobuf::Descriptor* root);
+
+// The headers protoc generates for the files that define `types`, each once, sorted.
+std::set<std::string> GeneratedHeaders(
+    const std::vector<const google::protobuf::Descriptor*>& types);
 
 // Fields the fast JSON path leaves to protobuf: maps, floats and bytes.
 bool Declined(const google::protobuf::FieldDescriptor* f);

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -128,9 +127,7 @@ void SetValue(Message* m, const FieldDescriptor* f, int i) {
 }
 
 TEST(RequestAccess, EveryAccessorAgreesWithReflection) {
-  std::vector<const Descriptor*> types;
-  std::set<const Descriptor*> seen;
-  codegen::CollectMessageTypes(PlanRequest::descriptor(), &types, &seen);
+  const std::vector<const Descriptor*> types = codegen::MessageTypesOf(PlanRequest::descriptor());
   int checked = 0;
   for (const Descriptor* d : types) {
     const Message* prototype =
@@ -169,9 +166,7 @@ TEST(RequestAccess, EveryAccessorAgreesWithReflection) {
 // The setters do what reflection's SetDouble and MutableMessage do: the same bytes, and a oneof's
 // other member cleared.
 TEST(RequestAccess, SettersMatchReflection) {
-  std::vector<const Descriptor*> types;
-  std::set<const Descriptor*> seen;
-  codegen::CollectMessageTypes(PlanRequest::descriptor(), &types, &seen);
+  const std::vector<const Descriptor*> types = codegen::MessageTypesOf(PlanRequest::descriptor());
   int doubles = 0, messages = 0;
   for (const Descriptor* d : types) {
     const Message* prototype =
