@@ -315,15 +315,12 @@ double ObjectiveWith(const MoveBase& base, const FieldRef& field, unsigned secti
   for (size_t i = 0; i + 1 < field.steps.size(); ++i) {
     const FieldStep& s = field.steps[i];
     const FieldDescriptor* step = s.field;
-    if (step->is_repeated()) {
-      created = nullptr;
-      msg = nullptr;
-      break;
-    }
     // The generated getters where the step has them (proto/request_access.h), else reflection.
     const bool present =
-        s.access != nullptr ? s.access->has(*msg) : msg->GetReflection()->HasField(*msg, step);
-    if (created == nullptr && !present && step->real_containing_oneof() != nullptr) {
+        !step->is_repeated() &&
+        (s.access != nullptr ? s.access->has(*msg) : msg->GetReflection()->HasField(*msg, step));
+    if (step->is_repeated() ||
+        (created == nullptr && !present && step->real_containing_oneof() != nullptr)) {
       created = nullptr;
       msg = nullptr;
       break;
