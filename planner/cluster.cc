@@ -49,6 +49,11 @@ units::Power MeasuredItPower(const Model& m, const ClusterEval& e) {
 
 namespace {
 
+// The one place the design-day PUE enters an evaluation.
+inline units::Power FacilityPowerOf(const Model& m, units::Power it_power) {
+  return it_power * m.site.pue;
+}
+
 // EvaluatePower with the training servers the `gpus` (>= 0) fill already counted.
 inline void EvaluatePowerIn(const Model& m, int64_t gpus, int64_t training_servers,
                             ClusterEval* out) {
@@ -98,7 +103,7 @@ inline void EvaluatePowerIn(const Model& m, int64_t gpus, int64_t training_serve
     e.head_node_power = zero;
     e.it_power = e.compute_it_power;
   }
-  e.facility_power = e.it_power * m.site.pue;
+  e.facility_power = FacilityPowerOf(m, e.it_power);
 }
 
 }  // namespace
@@ -135,6 +140,11 @@ void CopyPowerPart(const ClusterEval& from, ClusterEval* to) {
   t.head_node_power = from.head_node_power;
   t.it_power = from.it_power;
   t.facility_power = from.facility_power;
+}
+
+void ReevaluateSite(const Model& m, ClusterEval* e) {
+  e->facility_power = FacilityPowerOf(m, e->it_power);
+  AddCost(m, e);
 }
 
 void AddCost(const Model& m, ClusterEval* out) {

@@ -102,6 +102,12 @@ units::Power MeasuredItPower(const Model& model, const ClusterEval& eval);
 void AddCost(const Model& model, ClusterEval* eval);
 void AddCompute(const Model& model, ClusterEval* eval);
 
+// `eval` (EvaluateCluster under a model that differed only in the site's PUEs or the costs) brought
+// to `model`: the facility power and AddCost again. Counts, fabric, IT power and compute read
+// neither, so the result is what EvaluateCluster(model, eval->gpus) gives, bit for bit, at the
+// cost of AddCost alone (a sweep along the PUE keeps its neighbouring clusters this way).
+void ReevaluateSite(const Model& model, ClusterEval* eval);
+
 // Copies what EvaluatePower writes (counts, fabric, power) from `from` to `to`: all the solver
 // needs of a probe's evaluation before AddCost and AddCompute fill in the rest.
 void CopyPowerPart(const ClusterEval& from, ClusterEval* to);

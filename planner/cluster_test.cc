@@ -244,3 +244,35 @@ TEST(EvaluateCluster, CapitalIsChargedAsAnAnnuityOverEachClassesLife) {
 
 }  // namespace
 }  // namespace dcplan
+
+namespace dcplan {
+namespace {
+
+TEST(ReevaluateSite, GivesTheEvaluationUnderTheNewPueAndPricesBitForBit) {
+  // A cluster evaluated at PUE 1.2 and brought to PUE 1.45 and 11 cents a kWh is what evaluating it
+  // there gives, to the last bit: only the facility power (IT power x PUE) and the money read them.
+  const Model before = BuildModel(H100With("site { pue: 1.2 }")).value();
+  const Model after =
+      BuildModel(H100With("site { pue: 1.45 } costs { electricity_usd_per_kwh: 0.11 }")).value();
+  for (int64_t gpus : {0, 8, 4096, 30528, 1000000}) {
+    ClusterEval moved = EvaluateCluster(before, gpus);
+    ReevaluateSite(after, &moved);
+    const ClusterEval fresh = EvaluateCluster(after, gpus);
+    EXPECT_EQ(InWatts(moved.facility_power), InWatts(fresh.facility_power)) << gpus;
+    EXPECT_EQ(InWatts(moved.average_facility_power), InWatts(fresh.average_facility_power)) << gpus;
+    EXPECT_EQ(InUsd(moved.capex), InUsd(fresh.capex)) << gpus;
+    EXPECT_EQ(InUsd(moved.tco), InUsd(fresh.tco)) << gpus;
+    EXPECT_EQ(units::InUsdPerYear(moved.opex_rate), units::InUsdPerYear(fresh.opex_rate)) << gpus;
+    EXPECT_EQ(InWatts(moved.it_power), InWatts(fresh.it_power)) << gpus;
+    EXPECT_EQ(units::InFlopsPerSecond(moved.realized), units::InFlopsPerSecond(fresh.realized))
+        << gpus;
+  }
+  // The facility power itself, by hand: 4,096 GPUs draw 6,071,040 W of IT power (worked out in
+  // H100ClusterPowerAddsEveryLevel above), x 1.45 = 8,803,008 W.
+  ClusterEval e = EvaluateCluster(before, 4096);
+  ReevaluateSite(after, &e);
+  EXPECT_NEAR(InWatts(e.facility_power), 8803008.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace dcplan

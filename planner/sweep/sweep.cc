@@ -549,13 +549,23 @@ class Sweep::Impl::ChunkSolver {
     Entry& entry = EntryFor(combo, p);
     if (!entry.model.ok()) return FailRow(entry.model.status(), row);
     Model& model = *entry.model;
+    bool reevaluate = false;
     for (int a : plan_.fast_axes) {
       if (entry.applied[a] == idx[a]) continue;
       entry.applied[a] = -1;
-      if (ChangesEvaluations(s_.fast[a])) entry.at_servers = -1;
+      reevaluate |= ChangesEvaluations(s_.fast[a]);
       absl::Status patched = Patch(s_.fast[a], s_.axes[a].values[idx[a]], &entry.request, &model);
-      if (!patched.ok()) return FailRow(std::move(patched), row);
+      if (!patched.ok()) {
+        entry.at_servers = -1;
+        return FailRow(std::move(patched), row);
+      }
       entry.applied[a] = idx[a];
+    }
+    if (reevaluate && entry.at_servers >= 0) {
+      // A new PUE or electricity price moves only the facility power and the money: the kept
+      // clusters are brought to the new model instead of searched again (bit for bit the same).
+      ReevaluateSite(model, &entry.at);
+      if (entry.above_ready) ReevaluateSite(model, &entry.above);
     }
     const int64_t at = idx[plan_.inner];
     if (SolveByNeighbours(model, entry, row)) {

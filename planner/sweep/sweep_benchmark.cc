@@ -5,7 +5,8 @@
 // Each iteration solves a whole grid of 1,000,000 points:
 //   - "power":     power=1MW:1000MW:... one axis of 1,000,000 distinct caps (each value validated
 //   once);
-//   - "power_pue": power x pue, 1,000 caps x 1,000 PUEs (what a planner's 2-D sweep looks like).
+//   - "power_pue": power x pue, 1,000 caps x 1,000 PUEs (what a planner's 2-D sweep looks like);
+//   the PUE moving fastest in BM_SweepH100PueInner.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ void RunSweep(benchmark::State& state, const Sweep& sweep) {
 const std::vector<std::string> kPower = {"power=1MW:1000MW:999W"};
 // 1,000 PUEs from 1.1 to 1.5995 x 1,000 caps from 1 MW to 1,000 MW.
 const std::vector<std::string> kPowerPue = {"pue=1.1:1.5995:0.0005", "power=1MW:1000MW:log1000"};
+// The same plane the other way round, as README's `dcplan sweep` example and tests/bench_compare.sh
+// write it: 1,000 caps from 10 MW to 500 MW x 1,000 PUEs from 1.1 to 1.6, the PUE moving fastest.
+const std::vector<std::string> kPowerThenPue = {"power=10MW:500MW:log1000", "pue=1.1:1.6:log1000"};
 
 void BM_SweepSeedPower(benchmark::State& state) {
   static const Sweep* sweep = new Sweep(MakeSweep("seed", kPower));
@@ -103,6 +107,12 @@ void BM_SweepH100PowerPue(benchmark::State& state) {
   RunSweep(state, *sweep);
 }
 BENCHMARK(BM_SweepH100PowerPue)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SweepH100PueInner(benchmark::State& state) {
+  static const Sweep* sweep = new Sweep(MakeSweep("h100-dgx", kPowerThenPue));
+  RunSweep(state, *sweep);
+}
+BENCHMARK(BM_SweepH100PueInner)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace dcplan

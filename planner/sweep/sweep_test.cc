@@ -334,8 +334,8 @@ TEST(Sweep, RepeatedAnswersEqualSolvingEveryPoint) {
   // Caps in fine steps: neighbouring points share their answer or move by a server, and the sweep
   // tells them from the last answer's evaluations (AnswersAt) instead of searching. Up and down
   // (a list going down), over the power cap, the budget (capex and TCO) and the GPU cap, under a
-  // PUE and an electricity price that change the evaluations between rows: every row is what
-  // solving its point alone gives.
+  // PUE and an electricity price that change the evaluations between rows, and along the PUE and
+  // the price themselves: every row is what solving its point alone gives.
   std::vector<std::string> down;
   for (int i = 0; i < 300; ++i) down.push_back(absl::StrCat(3'000'000 - 3'333 * i, "W"));
   const std::vector<std::vector<std::string>> grids = {
@@ -343,6 +343,10 @@ TEST(Sweep, RepeatedAnswersEqualSolvingEveryPoint) {
       {"pue=1.2,1.25", absl::StrCat("power=", absl::StrJoin(down, ","))},
       {"costs.electricity_usd_per_kwh=0.05,0.1", "budget=$10M:$40M:$20K"},
       {"power=2MW,50MW", "gpus=1000:1400:1"},
+      // The PUE and the price moving fastest: the last answer's clusters are brought to each new
+      // PUE or price (ReevaluateSite), an invalid PUE (0.999) between them.
+      {"power=2MW,3MW,40MW", "pue=0.999:1.6:0.0005"},
+      {"budget=$20M,$45M", "costs.electricity_usd_per_kwh=0.05:0.15:0.0002"},
   };
   for (const char* extra : {"costs { facility_usd_per_it_watt: 11 }",
                             "constraints { budget_on: BUDGET_ON_TCO } costs { "
