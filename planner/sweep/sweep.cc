@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/large_buffer.h"
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
 #include "google/protobuf/descriptor.h"
@@ -664,7 +665,10 @@ absl::Status Sweep::Run(
   const int64_t chunk = options.chunk_points > 0
                             ? options.chunk_points
                             : std::max<int64_t>(256, block / (16 * pool.size()));
-  std::vector<SweepRow> rows(static_cast<size_t>(std::min(block, s.size)));
+  // A block of rows is ~9 MB: mapped in huge pages (base/large_buffer.h), not faulted in 4 KiB at
+  // a time as the first block is solved.
+  std::vector<SweepRow, LargeAllocator<SweepRow>> rows(
+      static_cast<size_t>(std::min(block, s.size)));
   for (int64_t first = 0; first < s.size; first += block) {
     const int64_t n = std::min(block, s.size - first);
     pool.ParallelFor(n, chunk, [&](int64_t b, int64_t e) {
