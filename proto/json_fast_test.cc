@@ -326,6 +326,10 @@ TEST(JsonFast, GeneratedRequestParserDeclinesWhatJsonFastDeclines) {
            R"({"site": {"pue": "1.2"}})",
            R"({"name": "a"} x)",
            R"({"site": {"pue": 1.2},})",
+           // The key expected next compared in place: a longer or shorter key is another key.
+           R"({"schema_version": "SCHEMA_VERSION_1", "namex": "a"})",
+           R"({"schema_version": "SCHEMA_VERSION_1", "nam": "a"})",
+           R"({"schema_version": "SCHEMA_VERSION_1", "name" "a"})",
        }) {
     PlanRequest r;
     EXPECT_FALSE(ParsePlanRequestJson(text, &r)) << text;

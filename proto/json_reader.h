@@ -16,6 +16,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <system_error>
 #include <type_traits>
@@ -51,6 +52,18 @@ class JsonReader {
       return true;
     }
     return false;
+  }
+
+  // The next token is `quoted`, a string with its quotes ("\"name\""), byte for byte: consumed.
+  // The generated parsers try the key they expect this way before reading whatever key is there.
+  bool ConsumeQuoted(absl::string_view quoted) {
+    SkipSpace();
+    if (static_cast<size_t>(end_ - p_) < quoted.size() ||
+        std::memcmp(p_, quoted.data(), quoted.size()) != 0) {
+      return false;
+    }
+    p_ += quoted.size();
+    return true;
   }
 
   // A string without escapes or non-ASCII bytes (anything else: decline).
