@@ -78,6 +78,8 @@ build() {
     path="${path/://}"
     cp "$tree/bazel-bin/$path" "$work/$side/"
   done
+  # The worktree's Bazel server (a JVM of its own) would otherwise sit beside the runs for hours.
+  (cd "$tree" && ./bazelw shutdown >&2) || true
 }
 
 if ((${#bins[@]} == 2)); then
