@@ -508,16 +508,16 @@ absl::StatusOr<dcplan::Sweep> SweepFromFlags(PlanRequest* base) {
   return dcplan::Sweep::Create(*base, *std::move(parsed), load);
 }
 
-// Points `first` .. first + rows.size() - 1 as CSV or JSON lines into `piece` (emptied first; its
-// capacity kept from one block to the next: no allocation, no fresh pages). Called on the thread
-// that solved the rows, right after (SweepOptions::on_chunk), so that they are read while in its
-// cache and no thread waits for a whole block's solving before formatting.
 // The room a chunk of `rows` rows reserves before it is written: the most a row can take, up to
 // 256 bytes a row (a longer one makes more room as it goes).
 size_t PieceBytes(const RowLayout& layout, size_t rows) {
   return rows * std::min<size_t>(layout.bound, 256);
 }
 
+// Points `first` .. first + rows.size() - 1 as CSV or JSON lines into `piece` (emptied first; its
+// capacity kept from one block to the next: no allocation, no fresh pages). Called on the thread
+// that solved the rows, right after (SweepOptions::on_chunk), so that they are read while in its
+// cache and no thread waits for a whole block's solving before formatting.
 void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t first,
                  absl::Span<const SweepRow> rows, TextBuffer* piece) {
   piece->Clear();
