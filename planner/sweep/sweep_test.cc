@@ -414,6 +414,32 @@ TEST(Sweep, RowsAreTheSameWhateverTheThreadsAndBlocks) {
   }
 }
 
+TEST(Sweep, ChunksThatTakeOverAnotherChunksSolverGetTheSameRows) {
+  // Chunks take the solvers (models, patched values, guesses) earlier chunks finished with. In
+  // small chunks of 13 points that start anywhere in the grid, over a slow axis of 11 server
+  // overheads moving fastest (more models than a solver keeps: they are evicted and built again), a
+  // PUE (0.999 invalid) and a power cap, every row is what solving its point alone gives.
+  Sweep s = Sweep::Create(H100With(""), {Axis("power=2MW:60MW:log9"), Axis("pue=0.999,1.2,1.45"),
+                                         Axis("hardware.server.overhead_watts=1000:5000:400")})
+                .value();
+  ASSERT_EQ(s.size(), 9 * 3 * 11);
+  SweepOptions alone;
+  alone.patch_models = false;
+  const std::vector<SweepRow> reference = RunAll(s, alone);
+  for (int threads : {1, 2}) {
+    for (int64_t block : {int64_t{100}, int64_t{1} << 16}) {
+      SweepOptions o;
+      o.threads = threads;
+      o.block_points = block;
+      o.chunk_points = 13;
+      SCOPED_TRACE(absl::StrCat(threads, " threads, blocks of ", block));
+      ExpectSameRows(reference, RunAll(s, o));
+    }
+  }
+  EXPECT_THAT(reference[0].status, StatusIs(absl::StatusCode::kInvalidArgument,
+                                            HasSubstr("site.pue must be >= 1.0, got 0.999")));
+}
+
 // SweepOptions::on_chunk sees each row once, on the solving threads, in chunks numbered from each
 // block's start (chunk c of a block begins at its first point + c x chunk_points), the same rows
 // the consumer then gets, before the consumer gets their block.
