@@ -4,6 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace dcplan {
 namespace {
 
@@ -64,7 +68,8 @@ class BigInt {
   std::vector<uint32_t> limbs_;
 };
 
-Pow10Table MakePow10Table() {
+// Out of line, so that Pow10s' guarded call stays small enough to inline.
+__attribute__((noinline)) Pow10Table MakePow10Table() {
   Pow10Table t{};
   auto set = [&t](int e, uint128 top) {
     const uint128 g = top + 1;
@@ -89,7 +94,8 @@ Pow10Table MakePow10Table() {
   return t;
 }
 
-const Pow10Table& Pow10s() {
+// Made on first use; inline, so that each use costs a load and a test of the guard.
+__attribute__((always_inline)) inline const Pow10Table& Pow10s() {
   static const Pow10Table table = MakePow10Table();
   return table;
 }
@@ -179,14 +185,76 @@ inline uint128 SixteenDigits(uint64_t v) {
          (static_cast<uint128>(EightDigits(static_cast<uint32_t>(v % 100000000))) << 64);
 }
 
+// Eight '0' bytes.
+constexpr uint64_t kZeros = 0x3030303030303030ull;
+
 inline void Put8(char* p, uint64_t x) { std::memcpy(p, &x, 8); }
 inline void Put16(char* p, uint128 x) { std::memcpy(p, &x, 16); }
 
 // The `n` (1 to 16) digits of v < 10^n, the first in the lowest byte, zero bytes above.
 inline uint128 LowDigits(uint64_t v, int n) { return SixteenDigits(v) >> (8 * (16 - n)); }
 
-// ShortestDecimalOf, DecimalDigits and WriteDecimalDigits, inline for the writers below.
-inline ShortestDecimal Shortest(uint64_t bits) {
+// The 16 digits of high x 10^8 + low (both below 10^8) as SixteenDigits writes them, and how many
+// of the last are '0' (16 when all are). The writer strips the shortest digits' trailing zeros with
+// this count, for less than StripZeros' divisibility tests, which most values (16 or 17 digits, no
+// trailing zero) would pay in full.
+struct DigitText {
+  uint128 text;
+  int trailing_zeros;
+};
+
+inline DigitText SixteenDigitText(uint32_t high, uint32_t low) {
+#if defined(__SSE2__)
+  // EightDigits on both halves at once, a half in each 64-bit lane, the first in the low lane, in
+  // half the instructions of the halves one at a time in general registers. Each step splits its
+  // lanes into a quotient and remainder by a power of ten in the lanes half as wide. The products
+  // by constants are chosen so that the compiler keeps each a single multiply (it would spell
+  // x 100 and x 10 out in shifts and adds).
+  const __m128i x = _mm_set_epi64x(low, high);
+  // x / 10^4 as x 109951163 / 2^40 (exact below 10^8), and the remainder.
+  const __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi64x(109951163)), 40);
+  const __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
+  const __m128i halves = _mm_or_si128(q, _mm_slli_epi64(r, 32));
+  // x / 100 as x 10486 / 2^20 in the 16-bit lanes, then x - 100 (x / 100) as one multiply-add of
+  // the pair (x / 100, x) by (-100, 1).
+  const __m128i hundreds = _mm_srli_epi16(_mm_mulhi_epu16(halves, _mm_set1_epi16(10486)), 4);
+  const __m128i rest = _mm_madd_epi16(_mm_or_si128(hundreds, _mm_slli_epi32(halves, 16)),
+                                      _mm_set1_epi32(0x0001FF9C));  // (-100, 1)
+  const __m128i pairs = _mm_or_si128(hundreds, _mm_slli_epi32(rest, 16));
+  // x / 10 as x 6554 / 2^16, and x % 10 from the product's low 16 bits times 10 / 2^16: as
+  // 6554 = (2^16 + 4) / 10, those bits are (x % 10) 2^16 / 10 + 4x / 10, exact below 100 (the
+  // excess stays under 2^16 / 10, one unit of the result).
+  const __m128i tens = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
+  const __m128i ones =
+      _mm_mulhi_epu16(_mm_mullo_epi16(pairs, _mm_set1_epi16(6554)), _mm_set1_epi16(10));
+  const __m128i digits = _mm_or_si128(tens, _mm_slli_epi16(ones, 8));
+  const __m128i text = _mm_add_epi8(digits, _mm_set1_epi8('0'));
+  // A bit per zero digit, the last digit's highest. Shifted to the top half of a 32-bit word and
+  // inverted, the trailing zeros are its leading zero bits, and the lower half (all ones) stops
+  // the count at 16.
+  const unsigned zero_digits =
+      static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(digits, _mm_setzero_si128())));
+  const uint64_t text_low = static_cast<uint64_t>(_mm_cvtsi128_si64(text));
+  const uint64_t text_high =
+      static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(text, text)));
+  return {(static_cast<uint128>(text_high) << 64) | text_low, __builtin_clz(~(zero_digits << 16))};
+#else
+  const uint64_t text_low = EightDigits(high);
+  const uint64_t text_high = EightDigits(low);
+  // The zero digits are the zero bytes once '0' is taken off; the last digit is the highest byte.
+  const uint64_t marks_low = text_low ^ kZeros, marks_high = text_high ^ kZeros;
+  const int trailing_zeros = marks_high != 0  ? __builtin_clzll(marks_high) / 8
+                             : marks_low != 0 ? 8 + __builtin_clzll(marks_low) / 8
+                                              : 16;
+  return {(static_cast<uint128>(text_high) << 64) | text_low, trailing_zeros};
+#endif
+}
+
+// The shortest digits of a finite, nonzero double as Schubfach finds them, trailing zeros left on
+// (a whole number below 2^53 as itself): ShortestDecimalOf strips them, and WriteShortestDouble
+// finds them in the digits' text for less. Inlined into the writer, which would otherwise pay a
+// call for what is mostly register work.
+__attribute__((always_inline)) inline ShortestDecimal ShortestWithZeros(uint64_t bits) {
   const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
   const int biased = static_cast<int>((bits >> 52) & 0x7FF);
   uint64_t c;
@@ -195,7 +263,8 @@ inline ShortestDecimal Shortest(uint64_t bits) {
     c = fraction | (uint64_t{1} << 52);
     q = biased - 1075;
     // A whole number below 2^53: its digits are its own.
-    if (q <= 0 && q >= -52 && (c & ((uint64_t{1} << -q) - 1)) == 0) return StripZeros(c >> -q, 0);
+    // (Its bits below the point, c's lowest -q, are what c shifted 64 + q places up keeps.)
+    if (static_cast<unsigned>(q + 52) <= 52 && ((c << 11) << (q + 53)) == 0) return {c >> -q, 0};
   } else {
     c = fraction;
     q = -1074;
@@ -223,15 +292,21 @@ inline ShortestDecimal Shortest(uint64_t bits) {
     const uint64_t sp = s / 10;
     const bool up_inside = lower <= 40 * sp;
     const bool wp_inside = 40 * sp + 40 <= upper;
-    if (up_inside != wp_inside) return StripZeros(sp + (wp_inside ? 1 : 0), k + 1);
+    if (up_inside != wp_inside) return {sp + (wp_inside ? 1 : 0), k + 1};
   }
   const bool u_inside = lower <= 4 * s;
   const bool w_inside = 4 * s + 4 <= upper;
-  if (u_inside != w_inside) return StripZeros(s + (w_inside ? 1 : 0), k);
+  if (u_inside != w_inside) return {s + (w_inside ? 1 : 0), k};
   // Both in: the closer, a tie to the even one.
   const uint64_t mid = 4 * s + 2;
   const bool round_up = vb > mid || (vb == mid && (s & 1) != 0);
-  return StripZeros(s + (round_up ? 1 : 0), k);
+  return {s + (round_up ? 1 : 0), k};
+}
+
+// ShortestDecimalOf, DecimalDigits and WriteDecimalDigits, inline for the writers below.
+inline ShortestDecimal Shortest(uint64_t bits) {
+  const ShortestDecimal d = ShortestWithZeros(bits);
+  return StripZeros(d.digits, d.exponent);
 }
 
 inline int Digits(uint64_t n) {
@@ -288,16 +363,36 @@ char* WriteShortestDouble(double v, char* p) {
     *o++ = '0';
     return o;
   }
-  const ShortestDecimal d = Shortest(bits);
-  const int length = Digits(d.digits);
+  ShortestDecimal d = ShortestWithZeros(bits);
+  // Fewer than 16 digits (whole numbers, subnormals, values one digit shorter than most) made 16
+  // with zeros, stripped again below with the rest, so that the text always starts at its first
+  // byte.
+  if (d.digits < kPow10[15]) {
+    const int zeros = 16 - Digits(d.digits);
+    d.digits *= kPow10[zeros];
+    d.exponent -= zeros;
+  }
+  // The 16 or 17 digits (below 10^17): a 17th (first) digit apart, and 16 as text in a register.
+  const uint64_t high = d.digits / 100000000;  // below 10^9
+  const uint32_t top = static_cast<uint32_t>(high) / 100000000;
+  const DigitText t = SixteenDigitText(static_cast<uint32_t>(high) - top * 100000000,
+                                       static_cast<uint32_t>(d.digits - high * 100000000));
+  const int trailing = t.trailing_zeros;
+  const int length = (top != 0 ? 17 : 16) - trailing;
+  const int exponent = d.exponent + trailing;
   // libstdc++'s choice (floating_to_chars.cc, __floating_to_chars_shortest): fixed when it is no
   // longer than scientific, which is when the exponent lies in these bounds.
   int lower_bound = -(length + 3);
   int upper_bound = 5;
   if (length == 1) ++lower_bound, --upper_bound;
-  if (d.exponent >= 0 && d.exponent <= upper_bound) {
+  if (exponent >= 0 && exponent <= upper_bound) {
     // A whole number, printed as its exact value "as if by printf" (which the shortest digits
-    // and zeros are, unless those would round it: 3067852939771705344, not ...5300).
+    // and zeros are, unless those would round it: 3067852939771705344, not ...5300). Below 2^53 the
+    // digits are the number itself, and the text holds its zeros.
+    if (magnitude < (uint64_t{1023 + 53} << 52)) {
+      Put16(o, t.text);
+      return o + length + exponent;
+    }
     const uint64_t c = (magnitude & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
     const int q = static_cast<int>(magnitude >> 52) - 1075;
     const uint128 whole = q >= 0 ? static_cast<uint128>(c) << q : static_cast<uint128>(c >> -q);
@@ -307,46 +402,37 @@ char* WriteShortestDouble(double v, char* p) {
       return o + n;
     }
     // Below 10^22 (the exponent is at most 5): the digits past 16, below 10^6, then 16.
-    uint64_t top, rest;
+    uint64_t high, low;
     if ((whole >> 64) == 0) {  // a 64-bit division, not a 128-bit one
-      top = static_cast<uint64_t>(whole) / kPow10[16];
-      rest = static_cast<uint64_t>(whole) % kPow10[16];
+      high = static_cast<uint64_t>(whole) / kPow10[16];
+      low = static_cast<uint64_t>(whole) % kPow10[16];
     } else {
-      top = static_cast<uint64_t>(whole / kPow10[16]);
-      rest = static_cast<uint64_t>(whole % kPow10[16]);
+      high = static_cast<uint64_t>(whole / kPow10[16]);
+      low = static_cast<uint64_t>(whole % kPow10[16]);
     }
-    const int t = Digits(top);
-    Put8(o, EightDigits(static_cast<uint32_t>(top)) >> (8 * (8 - t)));
-    Put16(o + t, SixteenDigits(rest));
+    const int t = Digits(high);
+    Put8(o, EightDigits(static_cast<uint32_t>(high)) >> (8 * (8 - t)));
+    Put16(o + t, SixteenDigits(low));
     return o + t + 16;
   }
-  // The digits: a 17th (first) digit apart, the rest as text in a register.
-  char lead = 0;
-  int rest = length;
-  uint128 text;
-  if (length == 17) {
-    lead = static_cast<char>('0' + d.digits / kPow10[16]);
-    text = SixteenDigits(d.digits % kPow10[16]);
-    rest = 16;
-  } else if (length <= 8) {  // short values (an axis' steps, prices): one register of digits
-    text = EightDigits(static_cast<uint32_t>(d.digits)) >> (8 * (8 - length));
-  } else {
-    text = LowDigits(d.digits, length);
-  }
-  if (d.exponent > upper_bound || d.exponent < lower_bound) {
+  // The digits: a 17th (first) digit apart, the rest as text in a register (trailing zeros past
+  // the text's end are left on, as the stores may write past it).
+  const char lead = static_cast<char>('0' + top);
+  const uint128 text = t.text;
+  const int rest = top != 0 ? length - 1 : length;  // the text's digits
+  if (exponent > upper_bound || exponent < lower_bound) {
     // Scientific: d[.ddd]e+XX, at least two exponent digits.
-    if (length == 17) {
+    if (top != 0) {
       o[0] = lead;
       o[1] = '.';
       Put16(o + 2, text);
-      o += 18;
     } else {
       o[0] = static_cast<char>(text);
       o[1] = '.';
       Put16(o + 2, text >> 8);
-      o += length == 1 ? 1 : length + 1;
     }
-    int e = d.exponent + length - 1;
+    o += length == 1 ? 1 : length + 1;
+    int e = exponent + length - 1;
     *o++ = 'e';
     *o++ = e < 0 ? '-' : '+';
     if (e < 0) e = -e;
@@ -358,16 +444,16 @@ char* WriteShortestDouble(double v, char* p) {
     o[1] = static_cast<char>('0' + e % 10);
     return o + 2;
   }
-  int point = length + d.exponent;  // digits before the point
+  int point = length + exponent;  // digits before the point
   if (point <= 0) {
     // 0.000ddd, at most three zeros after the point (the bounds above).
     std::memcpy(o, "0.000", 5);
     o += 2 - point;
-    if (length == 17) *o++ = lead;
+    if (top != 0) *o++ = lead;
     Put16(o, text);
     return o + rest;
   }
-  if (length == 17) {
+  if (top != 0) {
     *o++ = lead;
     --point;
   }
