@@ -363,6 +363,9 @@ check "sweep --out=/dev/stdout writes through" "6 symbolic link" "$got $(stat -c
 # A full disk (/dev/full fails every write with ENOSPC) is an error with a non-zero exit, for the
 # sweep's streamed rows, a plan and a chart alike, and for standard output.
 bad "sweep onto a full disk" 1 'dcplan: cannot write /dev/full: No space left on device' "${SWEEP[@]}" --out=/dev/full
+# JSON lines have no header: the first write to fail is the writer thread's, with 400,000 points
+# (13 blocks, 196 chunks) still to be solved and formatted.
+bad "sweep's rows onto a full disk" 1 'dcplan: cannot write /dev/full: No space left on device' sweep --preset=seed --vary=power=10MW:50MW:log400000 --format=jsonl --out=/dev/full
 bad "fit onto a full disk" 1 'dcplan: cannot write /dev/full: No space left on device' fit --preset=seed --power=1MW --format=json --out=/dev/full
 bad "chart onto a full disk" 1 'dcplan: cannot write /dev/full: No space left on device' scale --preset=seed --format=svg --out=/dev/full
 rows=$((rows + 1))

@@ -9,13 +9,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <future>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -158,61 +160,41 @@ class DoubleText {
 // The text of the by_cluster columns (planner/sweep/headline.h) of the clusters a thread has
 // written, by server count: while caps, the PUE or prices move, a sweep lands on the same clusters
 // again and again (a 1,000 x 1,000 power x PUE grid has ~40,000 clusters and 1,000,000 rows, and
-// after its first row's PUE run at a power most clusters are met again at the next), so their IT
-// power, compute and capex need formatting once per cluster, not once per row. A slot per server
-// count (modulo the table's size), overwritten when its values differ: each value is compared bit
-// for bit before its text is reused, so the text is always the value's own whatever lands where.
+// after its first row's PUE run at a power most clusters are met again at the next), so their
+// counts, IT power, compute and capex need formatting once per cluster, not once per row. A slot
+// per server count (modulo the table's size) holds, for each run of neighbouring by_cluster
+// columns in the row (RowLayout::Run: the counts and IT power; the peak, MFU, realized compute and
+// capex), the run's values and its whole text, separators and keys included: a row on a cluster
+// met before compares a run's values bit for bit and copies its text at once, instead of going
+// column by column. A slot whose values differ is overwritten, so the text is always the values'
+// own whatever lands where.
 class ClusterTexts {
  public:
-  static constexpr size_t kColumns = 5;  // by_cluster columns kept (any more: DoubleText)
   static constexpr size_t kSlots = size_t{1} << 16;
-  static constexpr size_t kText = 24;  // a double's text is at most 24 bytes
-
-  struct Slot {
-    uint64_t bits[kColumns];
-    uint8_t size[kColumns];  // 0: nothing kept
-    char text[kColumns][kText];
-  };
 
   // Zeroed pages from the kernel as they are first touched, in huge pages (base/large_buffer.h):
-  // a large grid touches most of the 11 MB, ~2,700 faults of 4 KiB pages a thread otherwise, and
-  // its lookups land anywhere in it (a TLB miss each in small pages).
-  ClusterTexts() : memory_(kSlots * sizeof(Slot)), slots_(reinterpret_cast<Slot*>(memory_.data())) {
-    if (slots_ == nullptr) throw std::bad_alloc();
+  // a large grid touches most of the table, thousands of faults of 4 KiB pages a thread
+  // otherwise, and its lookups land anywhere in it (a TLB miss each in small pages). A slot has
+  // `slot_bytes` (a multiple of 64) laid out by the sweep's RowLayout, `layout` its number.
+  ClusterTexts(size_t slot_bytes, uint64_t layout)
+      : slot_bytes_(slot_bytes), layout_(layout), memory_(kSlots * slot_bytes) {
+    if (memory_.data() == nullptr) throw std::bad_alloc();
   }
 
-  Slot& For(int64_t servers) { return slots_[static_cast<uint64_t>(servers) & (kSlots - 1)]; }
+  uint64_t layout() const { return layout_; }
+  char* For(int64_t servers) {
+    return memory_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
+  }
   void Prefetch(int64_t servers) {
-    const char* slot = reinterpret_cast<const char*>(&For(servers));
-    for (size_t at = 0; at < sizeof(Slot); at += 64) __builtin_prefetch(slot + at);
-  }
-
-  // Writes column `i`'s value `v` at `p` (room for kText bytes) from the slot, or formats it and
-  // keeps the text there; returns its end.
-  static char* Write(Slot& slot, size_t i, double v, char* p) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    if (slot.size[i] != 0 && slot.bits[i] == bits) {
-      std::memcpy(p, slot.text[i], kText);
-      return p + slot.size[i];
-    }
-    char* end = WriteShortestDouble(v, p);
-    slot.bits[i] = bits;
-    slot.size[i] = static_cast<uint8_t>(end - p);
-    std::memcpy(slot.text[i], p, kText);
-    return end;
+    const char* slot = For(servers);
+    for (size_t at = 0; at < slot_bytes_; at += 64) __builtin_prefetch(slot + at);
   }
 
  private:
+  size_t slot_bytes_;
+  uint64_t layout_;
   LargeBuffer memory_;
-  Slot* slots_;
 };
-
-// The calling thread's ClusterTexts: made at its first sweep chunk, kept for the next ones.
-ClusterTexts& ThreadClusterTexts() {
-  thread_local std::unique_ptr<ClusterTexts> texts = std::make_unique<ClusterTexts>();
-  return *texts;
-}
 
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
 // are the same text).
@@ -297,14 +279,26 @@ struct RowLayout {
   static constexpr size_t kMaxAxisTexts = size_t{1} << 16;
 
   // One headline column as AppendRow writes it, all in one place: its key (padded) or separator,
-  // what it holds and where its value comes from.
+  // what it holds and which of the row's values (HeadlineRowValues) it is.
   struct ColumnOp {
     ShortText key;
     const std::string* long_key = nullptr;  // the key when it does not fit a ShortText
-    double (*from_row)(const SweepRow&) = nullptr;
     HeadlineColumn::Kind kind = HeadlineColumn::Kind::kNumber;
-    int8_t cluster = -1;  // its place in a ClusterTexts slot, or -1
-    uint8_t column = 0;   // its index among the headline columns
+    uint8_t column = 0;  // its index among the headline columns
+  };
+
+  // Neighbouring columns written together: a run of by_cluster columns (up to kMaxRun) whose
+  // values and text a ClusterTexts slot keeps at `at` (the text's size, 0 for none yet, then the
+  // values' bits, then `room` bytes of text, a multiple of 32), or a column of its own.
+  static constexpr size_t kMaxRun = 8;
+  // The most text a count or a double takes ("-2.2250738585072014e-308").
+  static constexpr size_t kValueText = 24;
+  struct Run {
+    uint8_t first = 0;  // its columns: ops[first .. first + count - 1]
+    uint8_t count = 1;
+    bool kept = false;  // by_cluster: kept in the slots
+    uint32_t at = 0;
+    uint32_t room = 0;
   };
 
   RowLayout(const dcplan::Sweep& sweep, bool json_lines) : json(json_lines) {
@@ -350,25 +344,45 @@ struct RowLayout {
           binding,
           BindingText(static_cast<BindingConstraint>(bindings->value(i)->number())).size());
     }
-    size_t cached = 0;
-    for (const HeadlineColumn& c : HeadlineColumns()) {
+    const absl::Span<const HeadlineColumn> columns = HeadlineColumns();
+    for (const HeadlineColumn& c : columns) {
       std::string key = json ? absl::StrCat(",\"", c.name, "\":") : (k > 0 ? "," : "");
       bound += key.size() + std::max(DoubleText::kRoom, binding + 2);
       ColumnOp op;
       op.kind = c.kind;
-      op.from_row = c.from_row;
       op.column = static_cast<uint8_t>(k);
-      const bool by_cluster = c.by_cluster && c.kind == HeadlineColumn::Kind::kNumber &&
-                              cached < ClusterTexts::kColumns;
-      op.cluster = by_cluster ? static_cast<int8_t>(cached++) : -1;
       if (ShortText::Fits(key)) op.key = ShortText(key);
+      const bool kept = c.by_cluster && c.kind != HeadlineColumn::Kind::kBinding;
+      // A kept column joins the run before it, if that is kept and not full.
+      if (kept && !runs.empty() && runs.back().kept && runs.back().count < kMaxRun &&
+          runs.back().first + runs.back().count == k) {
+        ++runs.back().count;
+        runs.back().room += static_cast<uint32_t>(key.size() + kValueText);
+      } else {
+        Run run;
+        run.first = static_cast<uint8_t>(k);
+        run.kept = kept;
+        run.room = static_cast<uint32_t>(key.size() + kValueText);
+        runs.push_back(run);
+      }
       column_keys.push_back(std::move(key));
       ops.push_back(op);
       ++k;
     }
+    // Each kept run's place in a slot.
+    slot_bytes = 0;
+    for (Run& run : runs) {
+      if (!run.kept) continue;
+      run.room = (run.room + 31) / 32 * 32;
+      run.at = static_cast<uint32_t>(slot_bytes);
+      slot_bytes += 8 + 8 * run.count + run.room;
+    }
+    slot_bytes = (slot_bytes + 63) / 64 * 64;
     for (size_t i = 0; i < ops.size(); ++i) {
       if (!ShortText::Fits(column_keys[i])) ops[i].long_key = &column_keys[i];
     }
+    static std::atomic<uint64_t> layouts{0};
+    number = ++layouts;
   }
 
   // Not copied: ops point into column_keys.
@@ -383,8 +397,23 @@ struct RowLayout {
   std::vector<std::vector<ShortText>> number_texts;
   std::vector<std::string> column_keys;
   std::vector<ColumnOp> ops;  // per headline column, in order
+  std::vector<Run> runs;      // the columns in runs, in order
+  size_t slot_bytes;          // a ClusterTexts slot's, for the kept runs (0: none)
+  uint64_t number;            // this layout's, among the process' (a ClusterTexts is for one)
   size_t bound;               // bytes of a solved row at most (a failed one adds its quoted error)
 };
+
+// The calling thread's ClusterTexts for `layout`: made at its first sweep chunk, kept for the
+// next ones (and made again for another sweep's layout).
+ClusterTexts* ThreadClusterTexts(const RowLayout& layout) {
+  thread_local std::unique_ptr<ClusterTexts> texts;
+  if (layout.slot_bytes == 0) return nullptr;
+  if (texts == nullptr || texts->layout() != layout.number) {
+    texts.reset();
+    texts = std::make_unique<ClusterTexts>(layout.slot_bytes, layout.number);
+  }
+  return texts.get();
+}
 
 // What one thread keeps while it formats a chunk of rows: the last text of each axis' value and of
 // each numeric column, and where the last solved row's result columns (everything after the axes,
@@ -393,9 +422,9 @@ struct RowLayout {
 struct RowFormatter {
   RowFormatter(size_t axes, ClusterTexts* texts) : axis_text(axes), cluster_texts(texts) {}
   std::vector<DoubleText> axis_text;
-  ClusterTexts* cluster_texts;            // the thread's
-  DoubleText number_text[32];             // per headline column
-  const SweepRow* results_row = nullptr;  // the last solved row, its results at `results_at`
+  ClusterTexts* cluster_texts;                   // the thread's (null: no kept runs)
+  DoubleText number_text[kHeadlineColumnCount];  // per headline column
+  const SweepRow* results_row = nullptr;         // the last solved row, its results at `results_at`
   size_t results_at = 0, results_size = 0;
   std::string error;  // a failed row's quoted message, before it is copied in
 };
@@ -445,29 +474,66 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
     return;
   }
   const size_t results_start = static_cast<size_t>(q - out->data());
-  ClusterTexts::Slot* slot = ok ? &f.cluster_texts->For(r.servers) : nullptr;
-  // The headline columns, each read from the row as the table says.
+  char* const slot = ok && f.cluster_texts != nullptr ? f.cluster_texts->For(r.servers) : nullptr;
+  // The headline columns, read from the row at once, written a kept run at a time.
+  double values[kHeadlineColumnCount];
+  HeadlineRowValues(r, values);
   DoubleText* const last_text = f.number_text;
-  for (const RowLayout::ColumnOp *op = layout.ops.data(), *end = op + layout.ops.size(); op != end;
-       ++op) {
-    q = op->long_key == nullptr ? op->key.Write(q) : Copy(*op->long_key, q);
-    switch (op->kind) {
-      case HeadlineColumn::Kind::kCount:
-        q = last_text[op->column].WriteCount(op->from_row(r), base, q);
-        break;
-      case HeadlineColumn::Kind::kNumber: {
-        const double v = op->from_row(r);
-        q = slot != nullptr && op->cluster >= 0
-                ? ClusterTexts::Write(*slot, static_cast<size_t>(op->cluster), v, q)
-                : last_text[op->column].Write(v, base, q);
-        break;
+  const RowLayout::ColumnOp* const ops = layout.ops.data();
+  for (const RowLayout::Run& run : layout.runs) {
+    const RowLayout::ColumnOp* const first = ops + run.first;
+    if (run.kept && slot != nullptr) {
+      // The run's values against those the slot keeps, bit for bit.
+      char* const kept = slot + run.at;
+      uint64_t bits[RowLayout::kMaxRun];
+      uint64_t differ = 0;
+      for (size_t i = 0; i < run.count; ++i) {
+        std::memcpy(&bits[i], &values[run.first + i], sizeof(double));
+        uint64_t was;
+        std::memcpy(&was, kept + 8 + 8 * i, sizeof(was));
+        differ |= bits[i] ^ was;
       }
-      case HeadlineColumn::Kind::kBinding: {
-        const absl::string_view binding = ok ? BindingText(r.binding) : "";
-        if (json) *q++ = '"';
-        q = Copy(binding, q);
-        if (json) *q++ = '"';
-        break;
+      uint64_t size;
+      std::memcpy(&size, kept, sizeof(size));
+      char* const text = kept + 8 + 8 * run.count;
+      if (size != 0 && differ == 0) {
+        // 32 bytes at a time: the room is a multiple of 32, the row's has an overhang of 32.
+        for (uint64_t at = 0; at < size; at += 32) std::memcpy(q + at, text + at, 32);
+        q += size;
+        continue;
+      }
+      char* const start = q;
+      for (size_t i = 0; i < run.count; ++i) {
+        const RowLayout::ColumnOp& op = first[i];
+        q = op.long_key == nullptr ? op.key.Write(q) : Copy(*op.long_key, q);
+        double v;
+        std::memcpy(&v, &bits[i], sizeof(v));
+        q = op.kind == HeadlineColumn::Kind::kCount ? WriteInteger(static_cast<int64_t>(v), q)
+                                                    : WriteShortestDouble(v, q);
+      }
+      size = static_cast<uint64_t>(q - start);
+      std::memcpy(kept + 8, bits, 8 * run.count);
+      if (size > run.room) size = 0;  // longer than the room (never, by its bound): not kept
+      std::memcpy(text, start, size);
+      std::memcpy(kept, &size, sizeof(size));
+      continue;
+    }
+    for (const RowLayout::ColumnOp *op = first, *end = first + run.count; op != end; ++op) {
+      q = op->long_key == nullptr ? op->key.Write(q) : Copy(*op->long_key, q);
+      switch (op->kind) {
+        case HeadlineColumn::Kind::kCount:
+          q = last_text[op->column].WriteCount(values[op->column], base, q);
+          break;
+        case HeadlineColumn::Kind::kNumber:
+          q = last_text[op->column].Write(values[op->column], base, q);
+          break;
+        case HeadlineColumn::Kind::kBinding: {
+          const absl::string_view binding = ok ? BindingText(r.binding) : "";
+          if (json) *q++ = '"';
+          q = Copy(binding, q);
+          if (json) *q++ = '"';
+          break;
+        }
       }
     }
   }
@@ -521,9 +587,9 @@ void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t fi
                  absl::Span<const SweepRow> rows, TextBuffer* piece) {
   piece->Clear();
   piece->Reserve(PieceBytes(layout, rows.size()));
-  ClusterTexts& texts = ThreadClusterTexts();
+  ClusterTexts* texts = ThreadClusterTexts(layout);
   const std::vector<SweepAxis>& axes = sweep.axes();
-  RowFormatter formatter(axes.size(), &texts);
+  RowFormatter formatter(axes.size(), texts);
   // Each axis' index at the row, moved along as the rows go (the last axis fastest), not divided
   // out of the point's number at every row.
   std::vector<int64_t> idx(axes.size()), sizes(axes.size());
@@ -534,7 +600,7 @@ void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t fi
   for (size_t i = 0; i < rows.size(); ++i) {
     // The next row's slot, on its way while this row is written (a slot is a miss in the caches
     // at most clusters of a large grid).
-    if (i + 1 < rows.size()) texts.Prefetch(rows[i + 1].servers);
+    if (texts != nullptr && i + 1 < rows.size()) texts->Prefetch(rows[i + 1].servers);
     AppendRow(sweep, layout, idx.data(), rows[i], formatter, piece);
     for (size_t a = axes.size(); a-- > 0;) {
       if (++idx[a] < sizes[a]) break;
@@ -543,55 +609,105 @@ void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t fi
   }
 }
 
-// Writes the formatted blocks on a thread of its own, so that the kernel's copy of block k into
-// the file overlaps the solving and formatting of block k + 1 (writing 200 MB is otherwise a
-// serial fifth of a large sweep). Two sets of `pieces` pieces take turns: one being written, one
-// being filled. Blocks reach the file in the order they are started.
-class BlockWriter {
+// Writes the formatted chunks on a thread of its own, in grid order, each as soon as it and those
+// before it are formatted: the kernel's copy of a chunk into the file overlaps the solving and
+// formatting of the chunks after it, reads text still in the caches, and the last one is written
+// right after it is formatted (writing a whole 64K-point block at a time left the last block's
+// ~14 MB to be written alone at the end, one core idle, and held two blocks' text: ~30 MB of
+// pages to fault in and zero). A ring of kPieces pieces in one LargeBuffer: chunk c (its first
+// point over the chunk size) is formatted into piece c % kPieces once chunk c - kPieces, which was
+// there before, is written. Chunks are claimed in grid order by the pool (base/thread_pool.h), so
+// the lowest chunk not yet formatted never waits: no thread waits forever.
+class ChunkWriter {
  public:
-  // Each piece starts with `piece_bytes` of room in its set's LargeBuffer (the room a chunk's
-  // rows reserve): the ~30 MB the two sets write are faulted in as a few huge pages.
-  BlockWriter(FileWriter* out, size_t pieces, size_t piece_bytes) : out_(out) {
-    for (int set = 0; set < 2; ++set) {
-      pieces_[set].resize(pieces);
-      memory_[set] = LargeBuffer(pieces * piece_bytes);
-      if (memory_[set].data() == nullptr) continue;  // each piece grows its own
-      for (size_t i = 0; i < pieces; ++i) {
-        pieces_[set][i].Borrow(memory_[set].data() + i * piece_bytes, piece_bytes);
+  static constexpr int64_t kPieces = 16;
+
+  // Writes `chunks` chunks to `out`; each piece starts with `piece_bytes` of room (the room a
+  // chunk's rows reserve).
+  ChunkWriter(FileWriter* out, int64_t chunks, size_t piece_bytes)
+      : out_(out), chunks_(chunks), memory_(kPieces * piece_bytes), pieces_(kPieces) {
+    for (int64_t i = 0; i < kPieces; ++i) {
+      ready_[i] = -1;
+      // Without the buffer (no memory mapped), each piece grows its own.
+      if (memory_.data() != nullptr) {
+        pieces_[i].Borrow(memory_.data() + static_cast<size_t>(i) * piece_bytes, piece_bytes);
       }
     }
+    thread_ = std::thread([this] { Loop(); });
   }
-  ~BlockWriter() { (void)Wait(); }
-  BlockWriter(const BlockWriter&) = delete;
-  BlockWriter& operator=(const BlockWriter&) = delete;
-
-  // The pieces to fill next (not being written).
-  std::vector<TextBuffer>* Free() { return &pieces_[next_]; }
-
-  // Waits for the previous block, then writes the first `count` of Free() in the background.
-  absl::Status Start(size_t count) {
-    DCPLAN_RETURN_IF_ERROR(Wait());
-    const std::vector<TextBuffer>* pieces = &pieces_[next_];
-    pending_ = std::async(std::launch::async, [this, pieces, count]() -> absl::Status {
-      for (size_t i = 0; i < count; ++i) DCPLAN_RETURN_IF_ERROR(out_->Append((*pieces)[i].view()));
-      return absl::OkStatus();
-    });
-    next_ ^= 1;
-    return absl::OkStatus();
+  ~ChunkWriter() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    chunk_ready_.notify_all();
+    thread_.join();
   }
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
 
-  // Waits for the block being written; its error, if any.
-  absl::Status Wait() {
-    if (!pending_.valid()) return absl::OkStatus();
-    return pending_.get();
+  // The piece to format chunk `c` into, once the chunk before it there is written; null when
+  // writing has failed (nothing more is written: the chunk need not be formatted).
+  TextBuffer* Acquire(int64_t c) {
+    std::unique_lock<std::mutex> lock(mu_);
+    piece_written_.wait(lock, [&] { return written_ > c - kPieces || !error_.ok(); });
+    return error_.ok() ? &pieces_[static_cast<size_t>(c % kPieces)] : nullptr;
+  }
+  // Chunk `c` is formatted in its piece.
+  void Ready(int64_t c) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ready_[c % kPieces] = c;
+    }
+    chunk_ready_.notify_one();
+  }
+  // The first error of writing so far, without waiting.
+  absl::Status status() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return error_;
+  }
+  // Waits until every chunk is written (or writing failed); the first error.
+  absl::Status Finish() {
+    std::unique_lock<std::mutex> lock(mu_);
+    piece_written_.wait(lock, [&] { return written_ == chunks_ || !error_.ok(); });
+    return error_;
   }
 
  private:
+  void Loop() {
+    for (int64_t c = 0; c < chunks_; ++c) {
+      const size_t i = static_cast<size_t>(c % kPieces);
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        chunk_ready_.wait(lock, [&] { return ready_[i] == c || stop_; });
+        if (ready_[i] != c) return;  // stopped: the run ended early
+      }
+      absl::Status written = out_->Append(pieces_[i].view());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (written.ok()) {
+          written_ = c + 1;
+        } else {
+          error_ = std::move(written);
+        }
+      }
+      piece_written_.notify_all();
+      if (!error_.ok()) return;  // only this thread sets it
+    }
+  }
+
   FileWriter* out_;
-  LargeBuffer memory_[2];  // before the pieces that borrow it
-  std::vector<TextBuffer> pieces_[2];
-  int next_ = 0;
-  std::future<absl::Status> pending_;
+  const int64_t chunks_;
+  LargeBuffer memory_;  // before the pieces that borrow it
+  std::vector<TextBuffer> pieces_;
+  std::mutex mu_;
+  std::condition_variable chunk_ready_;    // the writer waits on it
+  std::condition_variable piece_written_;  // the formatters and Finish wait on it
+  int64_t ready_[kPieces];                 // per piece, the chunk formatted in it (-1: none yet)
+  int64_t written_ = 0;                    // chunks 0 .. written_ - 1 are in the file
+  bool stop_ = false;
+  absl::Status error_;
+  std::thread thread_;  // last: started once the rest is set up
 };
 
 // The closing lines on stderr: points, time, threads and rates; how many points failed.
@@ -654,20 +770,26 @@ absl::Status SweepTo(OutputFormat format) {
     DCPLAN_ASSIGN_OR_RETURN(out, FileWriter::Open(path.empty() ? "-" : path, InputFiles()));
     if (format == OutputFormat::kCsv) DCPLAN_RETURN_IF_ERROR(out->Append(CsvHeader(sweep)));
   }
-  std::optional<BlockWriter> writer;  // destroyed (its last write joined) before `out`
-  // Rows become text on the threads that solve them, a chunk at a time, into the writer's free
-  // set of pieces (one per chunk of a block); the block's consumer hands the set to the writer.
+  std::optional<ChunkWriter> writer;  // destroyed (its thread joined) before `out`
+  // Rows become text on the threads that solve them, a chunk at a time, into the writer's ring
+  // of pieces, which it writes in grid order as they are ready. A block is a whole number of
+  // chunks (SweepOptions' 65,536 points are 32), so chunk c starts at point c x chunk.
   const int64_t chunk = 2048;
+  options.block_points = (options.block_points + chunk - 1) / chunk * chunk;
   std::optional<RowLayout> layout;        // the rows' fixed text, worked out once
   std::atomic<int64_t> formatting_ns{0};  // CPU time spent making text, over every thread
   if (out != nullptr) {
     layout.emplace(sweep, format == OutputFormat::kJsonLines);
-    writer.emplace(out.get(), static_cast<size_t>((options.block_points + chunk - 1) / chunk),
+    writer.emplace(out.get(), (sweep.size() + chunk - 1) / chunk,
                    PieceBytes(*layout, static_cast<size_t>(chunk)));
     options.chunk_points = chunk;
-    options.on_chunk = [&](int64_t first, int index, absl::Span<const SweepRow> rows) {
+    options.on_chunk = [&](int64_t first, int, absl::Span<const SweepRow> rows) {
       const Clock::time_point t0 = Clock::now();
-      FormatChunk(sweep, *layout, first, rows, &(*writer->Free())[static_cast<size_t>(index)]);
+      const int64_t c = first / chunk;
+      TextBuffer* piece = writer->Acquire(c);
+      if (piece == nullptr) return;  // writing failed: the block's consumer reports it
+      FormatChunk(sweep, *layout, first, rows, piece);
+      writer->Ready(c);
       formatting_ns.fetch_add(
           std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count(),
           std::memory_order_relaxed);
@@ -686,14 +808,13 @@ absl::Status SweepTo(OutputFormat format) {
     if (format == OutputFormat::kSvg) {
       kept.insert(kept.end(), rows.begin(), rows.end());
     } else {
-      DCPLAN_RETURN_IF_ERROR(writer->Start(
-          static_cast<size_t>((static_cast<int64_t>(rows.size()) + chunk - 1) / chunk)));
+      DCPLAN_RETURN_IF_ERROR(writer->status());
     }
     writing += Clock::now() - t0;
     progress->Update(first + static_cast<int64_t>(rows.size()));
     return absl::OkStatus();
   });
-  if (writer.has_value() && run.ok()) run = writer->Wait();
+  if (writer.has_value() && run.ok()) run = writer->Finish();
   setup.reset();
   if (progress.has_value()) progress->Finish();
   if (!run.ok()) return run;  // `out` is abandoned: the previous output stays, no temporary

@@ -16,19 +16,19 @@ namespace {
 using K = HeadlineColumn::Kind;
 
 constexpr HeadlineColumn kColumns[] = {
-    {"gpu_count", "GPUs", "counts.gpu_count", K::kCount, false,
+    {"gpu_count", "GPUs", "counts.gpu_count", K::kCount, true,
      [](const Plan& p) { return static_cast<double>(p.counts().gpu_count()); },
      [](const SweepRow& r) { return static_cast<double>(r.gpus); }},
-    {"server_count", "servers", "counts.server_count", K::kCount, false,
+    {"server_count", "servers", "counts.server_count", K::kCount, true,
      [](const Plan& p) { return static_cast<double>(p.counts().server_count()); },
      [](const SweepRow& r) { return static_cast<double>(r.servers); }},
-    {"rack_count", "racks", "counts.rack_count", K::kCount, false,
+    {"rack_count", "racks", "counts.rack_count", K::kCount, true,
      [](const Plan& p) { return static_cast<double>(p.counts().rack_count()); },
      [](const SweepRow& r) { return static_cast<double>(r.racks); }},
-    {"pod_count", "pods", "counts.pod_count", K::kCount, false,
+    {"pod_count", "pods", "counts.pod_count", K::kCount, true,
      [](const Plan& p) { return static_cast<double>(p.counts().pod_count()); },
      [](const SweepRow& r) { return static_cast<double>(r.pods); }},
-    {"building_count", "buildings", "counts.building_count", K::kCount, false,
+    {"building_count", "buildings", "counts.building_count", K::kCount, true,
      [](const Plan& p) { return static_cast<double>(p.counts().building_count()); },
      [](const SweepRow& r) { return static_cast<double>(r.buildings); }},
     {"it_power_watts", "W", "power.it_power_watts", K::kNumber, true,
@@ -109,6 +109,25 @@ void SetField(const FieldDescriptor* f, double v, SweepPoint* point) {
 }  // namespace
 
 absl::Span<const HeadlineColumn> HeadlineColumns() { return kColumns; }
+
+static_assert(std::size(kColumns) == kHeadlineColumnCount, "kHeadlineColumnCount is the table's");
+
+void HeadlineRowValues(const SweepRow& r, double* out) {
+  out[0] = static_cast<double>(r.gpus);
+  out[1] = static_cast<double>(r.servers);
+  out[2] = static_cast<double>(r.racks);
+  out[3] = static_cast<double>(r.pods);
+  out[4] = static_cast<double>(r.buildings);
+  out[5] = units::InWatts(r.it_power);
+  out[6] = units::InWatts(r.facility_power);
+  out[7] = units::InFlopsPerSecond(r.peak);
+  out[8] = units::InFraction(r.mfu);
+  out[9] = units::InFlopsPerSecond(r.realized);
+  out[10] = units::InUsd(r.capex);
+  out[11] = units::InUsdPerYear(r.opex_rate);
+  out[12] = units::InUsd(r.tco);
+  out[13] = static_cast<double>(r.binding);
+}
 
 const HeadlineColumn* FindHeadlineColumn(absl::string_view name) {
   for (const HeadlineColumn& c : kColumns) {

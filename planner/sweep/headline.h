@@ -30,9 +30,10 @@ struct HeadlineColumn {
   const char* unit;       // "GPUs", "W", "FLOP/s", "1" (a fraction), "USD", "USD/year", ""
   const char* plan_path;  // in the Plan's JSON: "counts.gpu_count"
   Kind kind;
-  // A number that is the same for every point landing on the same cluster while only caps, the
-  // PUE or the energy price move (IT power, compute, capex): `dcplan sweep` keeps its text by
-  // server count (a hint: the value is compared bit for bit before its text is reused).
+  // A value that is the same for every point landing on the same cluster while only caps, the
+  // PUE or the energy price move (the counts, IT power, compute, capex): `dcplan sweep` keeps the
+  // text of each run of such columns by server count (a hint: the values are compared bit for bit
+  // before their text is reused).
   bool by_cluster;
   // The value (a count as a double, exact below 2^53; the binding cap's enum number).
   double (*from_plan)(const Plan& plan);
@@ -41,6 +42,14 @@ struct HeadlineColumn {
 
 // The columns, in order.
 absl::Span<const HeadlineColumn> HeadlineColumns();
+
+// How many columns there are.
+inline constexpr size_t kHeadlineColumnCount = 14;
+
+// Every column's from_row value of `row`, in the columns' order, into out[0 ..
+// kHeadlineColumnCount - 1]: what a sweep's CSV reads for each of a million rows, in one call
+// instead of one per column (headline_test holds it to from_row, column by column).
+void HeadlineRowValues(const SweepRow& row, double* out);
 
 // The names joined by commas (no newline).
 std::string HeadlineCsvHeader();

@@ -18,7 +18,6 @@ TEST(Headline, HeaderNamesEveryColumnInOrder) {
             "gpu_count,server_count,rack_count,pod_count,building_count,it_power_watts,"
             "facility_power_watts,peak_flops_per_second,mfu,realized_flops_per_second,capex_usd,"
             "opex_usd_per_year,tco_usd,binding_constraint");
-  EXPECT_LE(HeadlineColumns().size(), 32u);  // examples/cli/sweep.cc keeps a cache per column
 }
 
 TEST(Headline, SeedRowFromThePlan) {
@@ -36,6 +35,34 @@ TEST(Headline, SeedRowFromThePlan) {
   EXPECT_NE(row.find(",0,0,0,BINDING_CONSTRAINT_FACILITY_POWER"), std::string::npos) << row;
   // Every column reads the same figure from a Plan and from its JSON path's field.
   for (const HeadlineColumn& c : HeadlineColumns()) EXPECT_NE(c.plan_path[0], '\0') << c.name;
+}
+
+TEST(Headline, RowValuesAreEachColumnsFromRow) {
+  // A row whose every field differs from the others (and a count past 2^32), so that a value in
+  // the wrong place or read from the wrong field shows.
+  SweepRow r;
+  r.gpus = 5'000'000'001;
+  r.servers = 625'000'001;
+  r.racks = 3;
+  r.pods = 4;
+  r.buildings = 5;
+  r.it_power = units::Watts(6.5e7);
+  r.facility_power = units::Watts(7.25e7);
+  r.peak = units::FlopsPerSecond(8e19);
+  r.mfu = units::Fraction(0.375);
+  r.realized = units::FlopsPerSecond(3e19);
+  r.capex = units::Usd(1.1e9);
+  r.opex_rate = units::UsdPerYear(1.2e8);
+  r.tco = units::Usd(1.3e9);
+  r.binding = BINDING_CONSTRAINT_BUDGET;
+  ASSERT_EQ(HeadlineColumns().size(), kHeadlineColumnCount);
+  double values[kHeadlineColumnCount];
+  HeadlineRowValues(r, values);
+  for (size_t i = 0; i < kHeadlineColumnCount; ++i) {
+    EXPECT_EQ(values[i], HeadlineColumns()[i].from_row(r)) << HeadlineColumns()[i].name;
+  }
+  EXPECT_EQ(values[0], 5'000'000'001.0);                                  // gpu_count, first
+  EXPECT_EQ(values[13], static_cast<double>(BINDING_CONSTRAINT_BUDGET));  // the binding, last
 }
 
 // The seed at 45.9 MW as in SeedRowFromThePlan.
