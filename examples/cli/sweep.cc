@@ -331,7 +331,8 @@ struct RowLayout {
         }
       }
       bound += key.size() + value + 1;
-      is_preset.push_back(axes[a].is_preset());
+      is_preset.push_back(axes[a].is_preset() ? 1 : 0);
+      short_axis_keys.push_back(ShortText::Fits(key) ? ShortText(key) : ShortText());
       axis_keys.push_back(std::move(key));
       preset_texts.push_back(std::move(names));
       number_texts.push_back(std::move(numbers));
@@ -340,9 +341,19 @@ struct RowLayout {
     size_t binding = 0;
     const google::protobuf::EnumDescriptor* bindings = BindingConstraint_descriptor();
     for (int i = 0; i < bindings->value_count(); ++i) {
-      binding = std::max(
-          binding,
-          BindingText(static_cast<BindingConstraint>(bindings->value(i)->number())).size());
+      const int number = bindings->value(i)->number();
+      const absl::string_view text = BindingText(static_cast<BindingConstraint>(number));
+      binding = std::max(binding, text.size());
+      if (number < 0 || number >= kBindingTexts || text.size() + 2 > sizeof(BindingCell::bytes)) {
+        continue;  // written from BindingText
+      }
+      BindingCell& cell = binding_texts[number];
+      size_t n = 0;
+      if (json) cell.bytes[n++] = '"';
+      std::memcpy(cell.bytes + n, text.data(), text.size());
+      n += text.size();
+      if (json) cell.bytes[n++] = '"';
+      cell.size = static_cast<uint8_t>(n);
     }
     const absl::Span<const HeadlineColumn> columns = HeadlineColumns();
     for (const HeadlineColumn& c : columns) {
@@ -391,11 +402,21 @@ struct RowLayout {
 
   bool json;
   std::vector<std::string> axis_keys;
-  std::vector<bool> is_preset;  // per axis (SweepAxis::is_preset compares its path)
+  // Per axis, its key padded when it fits (a CSV's: empty), else empty and the key is long.
+  std::vector<ShortText> short_axis_keys;
+  std::vector<uint8_t> is_preset;  // per axis (SweepAxis::is_preset compares its path)
   std::vector<std::vector<std::string>> preset_texts;  // empty for a numeric axis
   // Per axis, the text of each value (empty for a preset axis and for a long one).
   std::vector<std::vector<ShortText>> number_texts;
   std::vector<std::string> column_keys;
+  // Each binding constraint's text as the row writes it (quoted in JSON), by its number, padded
+  // to be written with one fixed-size copy; size 0: BindingText at each row.
+  struct BindingCell {
+    char bytes[48] = {};
+    uint8_t size = 0;
+  };
+  static constexpr int kBindingTexts = 32;
+  BindingCell binding_texts[kBindingTexts];
   std::vector<ColumnOp> ops;  // per headline column, in order
   std::vector<Run> runs;      // the columns in runs, in order
   size_t slot_bytes;          // a ClusterTexts slot's, for the kept runs (0: none)
@@ -457,7 +478,9 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
   if (json) *q++ = '{';
   for (size_t a = 0; a < axes.size(); ++a) {
     const int64_t i = idx[a];
-    q = Copy(layout.axis_keys[a], q);
+    q = layout.short_axis_keys[a].size == layout.axis_keys[a].size()
+            ? layout.short_axis_keys[a].Write(q)
+            : Copy(layout.axis_keys[a], q);
     if (layout.is_preset[a]) {
       q = Copy(layout.preset_texts[a][static_cast<size_t>(i)], q);
     } else if (!layout.number_texts[a].empty()) {
@@ -528,6 +551,14 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
           q = last_text[op->column].Write(values[op->column], base, q);
           break;
         case HeadlineColumn::Kind::kBinding: {
+          const int number = static_cast<int>(r.binding);
+          if (ok && number >= 0 && number < RowLayout::kBindingTexts &&
+              layout.binding_texts[number].size != 0) {
+            const RowLayout::BindingCell& cell = layout.binding_texts[number];
+            std::memcpy(q, cell.bytes, sizeof(cell.bytes));
+            q += cell.size;
+            break;
+          }
           const absl::string_view binding = ok ? BindingText(r.binding) : "";
           if (json) *q++ = '"';
           q = Copy(binding, q);
