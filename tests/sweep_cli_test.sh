@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of `dcplan sweep`: the same CSV (and JSON lines) on 1 and 2 threads for 12,500
 # points, the header, rows worked out by hand from the seed formula and equal to `dcplan fit`,
-# invalid values as error rows, --out, the rate line on stderr, and one-line errors for bad flags.
+# invalid values as error rows, --out, the rate line on stderr, one-line errors for bad flags, and
+# 300,000 points over more clusters than the CLI keeps the text of, against `dcplan fit`.
 set -uo pipefail
 source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/cli_testlib.sh"
 
@@ -35,6 +36,30 @@ check "grid order" "2500 1.1
 check "one line on stderr" 1 "$(wc -l < "$TMP/t2.err")"
 grep -q "dcplan sweep: 12,500 points in .* on 2 threads: .*M points/s solved" "$TMP/t2.err" &&
   pass "rate line" || fail "rate line: $(cat "$TMP/t2.err")"
+
+# --- many clusters: the CLI's kept texts start again, and every row is still its own --------------
+# Two PUEs, each over 150,000 log-spaced caps from 1 MW to 8 GW: ~117,000 cluster sizes, whose kept
+# texts (about 120 bytes each, ~14 MB: examples/cli/sweep.cc's ClusterTexts) fill one thread's 8 MB
+# arena during the first PUE and make it start again; the second PUE meets the first one's
+# clusters again (their counts, IT power, compute and capex do not depend on the PUE), whose texts
+# are then gone. Two threads share the rows and fill no arena: the same bytes. Rows all along read
+# the same as `dcplan fit` at their PUE and cap, which formats each plan from scratch.
+many=(--preset=h100-dgx --mfu_model=log_linear --vary=pue=1.2,1.3 --vary=power=1MW:8000MW:log150000)
+"$DCPLAN" sweep "${many[@]}" --threads=1 > "$TMP/many1.csv" 2>/dev/null
+check "many clusters: exit" 0 $?
+check "many clusters: over 100,000 sizes" yes \
+  "$(tail -n +2 "$TMP/many1.csv" | cut -d, -f4 | sort -u | wc -l | awk '{print ($1 > 100000) ? "yes" : $1}')"
+"$DCPLAN" sweep "${many[@]}" --threads=2 > "$TMP/many2.csv" 2>/dev/null
+if cmp -s "$TMP/many1.csv" "$TMP/many2.csv"; then pass "many clusters: same on 1 and 2 threads"
+else fail "many clusters: 1 and 2 threads differ: $(diff "$TMP/many1.csv" "$TMP/many2.csv" | head -3)"; fi
+for n in 2 100001 150001 150002 200001 250001 280001 290001 299001 300001; do
+  row=$(sed -n "${n}p" "$TMP/many1.csv")
+  pue=${row%%,*}
+  cap=$(echo "$row" | cut -d, -f2)
+  want=$("$DCPLAN" fit --preset=h100-dgx --mfu_model=log_linear --pue="$pue" \
+    --set=constraints.power_cap_watts="$cap" --format=csv 2>/dev/null | tail -1)
+  check "many clusters: row $n equals fit at PUE $pue, $cap W" "$pue,$cap,$want," "$row"
+done
 
 # --- the header and rows by hand -------------------------------------------------------------------
 # Seed servers: 8 GPUs x 1.4 kW = 11.2 kW at PUE 1.0, so floor(P / 11.2 kW) servers:

@@ -164,36 +164,85 @@ class DoubleText {
 // counts, IT power, compute and capex need formatting once per cluster, not once per row. A slot
 // per server count (modulo the table's size) holds, for each run of neighbouring by_cluster
 // columns in the row (RowLayout::Run: the counts and IT power; the peak, MFU, realized compute and
-// capex), the run's values and its whole text, separators and keys included: a row on a cluster
-// met before compares a run's values bit for bit and copies its text at once, instead of going
-// column by column. A slot whose values differ is overwritten, so the text is always the values'
-// own whatever lands where.
+// capex), the run's values and where its whole text (separators and keys included) is in the
+// thread's arena of texts: a row on a cluster met before compares a run's values bit for bit and
+// copies its text at once, instead of going column by column. A run whose values differ gets
+// new text, so the text is always the values' own whatever lands where.
+//
+// The texts are packed one after another (a CSV's ~110 bytes a cluster, not the most a run could
+// take): a grid's clusters fit in a few MB a thread, each of them fresh pages the kernel faults in
+// and zeroes. When the arena is full it starts again, and every slot's texts are forgotten: a
+// slot holds the epoch it was written in, and one of another epoch holds nothing.
 class ClusterTexts {
  public:
   static constexpr size_t kSlots = size_t{1} << 16;
+  static constexpr size_t kArenaBytes = size_t{8} << 20;
+  // A text is copied out 32 bytes at a time: the arena has that much past its end.
+  static constexpr size_t kOverhang = 32;
 
-  // Zeroed pages from the kernel as they are first touched, in huge pages (base/large_buffer.h):
-  // a large grid touches most of the table, thousands of faults of 4 KiB pages a thread
-  // otherwise, and its lookups land anywhere in it (a TLB miss each in small pages). A slot has
-  // `slot_bytes` (a multiple of 64) laid out by the sweep's RowLayout, `layout` its number.
+  // A slot: its epoch (uint32_t), then per kept run (RowLayout::Run::at) the text's place in the
+  // arena (uint32_t) and size (uint32_t, 0: none), then the run's values' bits.
+  // In huge pages (base/large_buffer.h), zeroed by the kernel as they are first touched: a large
+  // grid touches most of the table, and its lookups land anywhere in it (a TLB miss each in small
+  // pages). `slot_bytes` as the sweep's RowLayout lays a slot out, `layout` its number.
   ClusterTexts(size_t slot_bytes, uint64_t layout)
-      : slot_bytes_(slot_bytes), layout_(layout), memory_(kSlots * slot_bytes) {
-    if (memory_.data() == nullptr) throw std::bad_alloc();
+      : slot_bytes_(slot_bytes),
+        layout_(layout),
+        slots_(kSlots * slot_bytes),
+        arena_(kArenaBytes + kOverhang) {
+    if (slots_.data() == nullptr || arena_.data() == nullptr) throw std::bad_alloc();
   }
 
   uint64_t layout() const { return layout_; }
+
+  // The slot of clusters of `servers` servers, made current (its texts forgotten when it was
+  // written in another epoch).
   char* For(int64_t servers) {
-    return memory_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
+    char* slot = slots_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
+    uint32_t epoch;
+    std::memcpy(&epoch, slot, sizeof(epoch));
+    if (epoch != epoch_) Renew(slot);
+    return slot;
   }
   void Prefetch(int64_t servers) {
-    const char* slot = For(servers);
+    const char* slot =
+        slots_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
     for (size_t at = 0; at < slot_bytes_; at += 64) __builtin_prefetch(slot + at);
   }
 
+  // A kept text's bytes (with kOverhang readable bytes past its end).
+  const char* Text(uint32_t at) const { return arena_.data() + at; }
+
+  // Keeps `size` bytes at `text` as the text of the run at `run` in `slot` (current); its values'
+  // bits are the caller's to set. When the arena is full it starts again: every other slot's texts
+  // are forgotten, and this slot's other runs too.
+  void Keep(char* slot, size_t run, const char* text, uint32_t size) {
+    if (used_ + size > kArenaBytes) {
+      ++epoch_;
+      used_ = 0;
+      Renew(slot);
+    }
+    std::memcpy(arena_.data() + used_, text, size);
+    const uint32_t at = static_cast<uint32_t>(used_);
+    std::memcpy(slot + run, &at, sizeof(at));
+    std::memcpy(slot + run + 4, &size, sizeof(size));
+    used_ += size;
+  }
+
  private:
+  // Makes `slot` current with no texts: its epoch set, every run's size 0 (the bits are left:
+  // a size of 0 matches nothing).
+  void Renew(char* slot) {
+    std::memset(slot, 0, slot_bytes_);
+    std::memcpy(slot, &epoch_, sizeof(epoch_));
+  }
+
   size_t slot_bytes_;
   uint64_t layout_;
-  LargeBuffer memory_;
+  LargeBuffer slots_;
+  LargeBuffer arena_;
+  size_t used_ = 0;     // bytes of the arena holding texts of this epoch
+  uint32_t epoch_ = 1;  // zeroed slots (epoch 0) hold nothing
 };
 
 // Whether two solved rows have the same results, bit for bit (then their columns after the axes
@@ -288,17 +337,13 @@ struct RowLayout {
   };
 
   // Neighbouring columns written together: a run of by_cluster columns (up to kMaxRun) whose
-  // values and text a ClusterTexts slot keeps at `at` (the text's size, 0 for none yet, then the
-  // values' bits, then `room` bytes of text, a multiple of 32), or a column of its own.
+  // values and text a ClusterTexts slot keeps at `at`, or a column of its own.
   static constexpr size_t kMaxRun = 8;
-  // The most text a count or a double takes ("-2.2250738585072014e-308").
-  static constexpr size_t kValueText = 24;
   struct Run {
     uint8_t first = 0;  // its columns: ops[first .. first + count - 1]
     uint8_t count = 1;
     bool kept = false;  // by_cluster: kept in the slots
     uint32_t at = 0;
-    uint32_t room = 0;
   };
 
   RowLayout(const dcplan::Sweep& sweep, bool json_lines) : json(json_lines) {
@@ -368,27 +413,25 @@ struct RowLayout {
       if (kept && !runs.empty() && runs.back().kept && runs.back().count < kMaxRun &&
           runs.back().first + runs.back().count == k) {
         ++runs.back().count;
-        runs.back().room += static_cast<uint32_t>(key.size() + kValueText);
       } else {
         Run run;
         run.first = static_cast<uint8_t>(k);
         run.kept = kept;
-        run.room = static_cast<uint32_t>(key.size() + kValueText);
         runs.push_back(run);
       }
       column_keys.push_back(std::move(key));
       ops.push_back(op);
       ++k;
     }
-    // Each kept run's place in a slot.
+    // Each kept run's place in a ClusterTexts slot, after the slot's epoch: the text's place and
+    // size, then the values' bits.
     slot_bytes = 0;
     for (Run& run : runs) {
       if (!run.kept) continue;
-      run.room = (run.room + 31) / 32 * 32;
+      if (slot_bytes == 0) slot_bytes = 8;
       run.at = static_cast<uint32_t>(slot_bytes);
-      slot_bytes += 8 + 8 * run.count + run.room;
+      slot_bytes += 8 + 8 * run.count;
     }
-    slot_bytes = (slot_bytes + 63) / 64 * 64;
     for (size_t i = 0; i < ops.size(); ++i) {
       if (!ShortText::Fits(column_keys[i])) ops[i].long_key = &column_keys[i];
     }
@@ -516,12 +559,13 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
         std::memcpy(&was, kept + 8 + 8 * i, sizeof(was));
         differ |= bits[i] ^ was;
       }
-      uint64_t size;
-      std::memcpy(&size, kept, sizeof(size));
-      char* const text = kept + 8 + 8 * run.count;
+      uint32_t at, size;
+      std::memcpy(&at, kept, sizeof(at));
+      std::memcpy(&size, kept + 4, sizeof(size));
       if (size != 0 && differ == 0) {
-        // 32 bytes at a time: the room is a multiple of 32, the row's has an overhang of 32.
-        for (uint64_t at = 0; at < size; at += 32) std::memcpy(q + at, text + at, 32);
+        // 32 bytes at a time: the arena and the row's room have an overhang of 32.
+        const char* const text = f.cluster_texts->Text(at);
+        for (uint32_t i = 0; i < size; i += 32) std::memcpy(q + i, text + i, 32);
         q += size;
         continue;
       }
@@ -534,11 +578,8 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
         q = op.kind == HeadlineColumn::Kind::kCount ? WriteInteger(static_cast<int64_t>(v), q)
                                                     : WriteShortestDouble(v, q);
       }
-      size = static_cast<uint64_t>(q - start);
+      f.cluster_texts->Keep(slot, run.at, start, static_cast<uint32_t>(q - start));
       std::memcpy(kept + 8, bits, 8 * run.count);
-      if (size > run.room) size = 0;  // longer than the room (never, by its bound): not kept
-      std::memcpy(text, start, size);
-      std::memcpy(kept, &size, sizeof(size));
       continue;
     }
     for (const RowLayout::ColumnOp *op = first, *end = first + run.count; op != end; ++op) {
