@@ -198,16 +198,28 @@ class ClusterTexts {
   // The slot of clusters of `servers` servers, made current (its texts forgotten when it was
   // written in another epoch).
   char* For(int64_t servers) {
-    char* slot = slots_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
+    char* slot = Slot(servers);
     uint32_t epoch;
     std::memcpy(&epoch, slot, sizeof(epoch));
     if (epoch != epoch_) Renew(slot);
     return slot;
   }
   void Prefetch(int64_t servers) {
-    const char* slot =
-        slots_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
+    const char* slot = Slot(servers);
     for (size_t at = 0; at < slot_bytes_; at += 64) __builtin_prefetch(slot + at);
+  }
+  // Prefetches the texts the slot of `servers` keeps for the runs at `runs` (its slot fetched by
+  // now): a text's place is known only once its slot is read.
+  void PrefetchTexts(int64_t servers, absl::Span<const uint32_t> runs) {
+    const char* slot = Slot(servers);
+    uint32_t epoch;
+    std::memcpy(&epoch, slot, sizeof(epoch));
+    if (epoch != epoch_) return;
+    for (const uint32_t run : runs) {
+      uint32_t at;
+      std::memcpy(&at, slot + run, sizeof(at));
+      __builtin_prefetch(arena_.data() + at);
+    }
   }
 
   // A kept text's bytes (with kOverhang readable bytes past its end).
@@ -230,6 +242,9 @@ class ClusterTexts {
   }
 
  private:
+  char* Slot(int64_t servers) {
+    return slots_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
+  }
   // Makes `slot` current with no texts: its epoch set, every run's size 0 (the bits are left:
   // a size of 0 matches nothing).
   void Renew(char* slot) {
@@ -430,6 +445,7 @@ struct RowLayout {
       if (!run.kept) continue;
       if (slot_bytes == 0) slot_bytes = 8;
       run.at = static_cast<uint32_t>(slot_bytes);
+      kept_runs.push_back(run.at);
       slot_bytes += 8 + 8 * run.count;
     }
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -460,11 +476,12 @@ struct RowLayout {
   };
   static constexpr int kBindingTexts = 32;
   BindingCell binding_texts[kBindingTexts];
-  std::vector<ColumnOp> ops;  // per headline column, in order
-  std::vector<Run> runs;      // the columns in runs, in order
-  size_t slot_bytes;          // a ClusterTexts slot's, for the kept runs (0: none)
-  uint64_t number;            // this layout's, among the process' (a ClusterTexts is for one)
-  size_t bound;               // bytes of a solved row at most (a failed one adds its quoted error)
+  std::vector<ColumnOp> ops;        // per headline column, in order
+  std::vector<Run> runs;            // the columns in runs, in order
+  std::vector<uint32_t> kept_runs;  // the kept runs' places in a slot (Run::at)
+  size_t slot_bytes;                // a ClusterTexts slot's, for the kept runs (0: none)
+  uint64_t number;                  // this layout's, among the process' (a ClusterTexts is for one)
+  size_t bound;  // bytes of a solved row at most (a failed one adds its quoted error)
 };
 
 // The calling thread's ClusterTexts for `layout`: made at its first sweep chunk, kept for the
@@ -551,13 +568,13 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
     if (run.kept && slot != nullptr) {
       // The run's values against those the slot keeps, bit for bit.
       char* const kept = slot + run.at;
-      uint64_t bits[RowLayout::kMaxRun];
+      const double* const run_values = values + run.first;
       uint64_t differ = 0;
       for (size_t i = 0; i < run.count; ++i) {
-        std::memcpy(&bits[i], &values[run.first + i], sizeof(double));
-        uint64_t was;
+        uint64_t now, was;
+        std::memcpy(&now, run_values + i, sizeof(now));
         std::memcpy(&was, kept + 8 + 8 * i, sizeof(was));
-        differ |= bits[i] ^ was;
+        differ |= now ^ was;
       }
       uint32_t at, size;
       std::memcpy(&at, kept, sizeof(at));
@@ -573,13 +590,12 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
       for (size_t i = 0; i < run.count; ++i) {
         const RowLayout::ColumnOp& op = first[i];
         q = op.long_key == nullptr ? op.key.Write(q) : Copy(*op.long_key, q);
-        double v;
-        std::memcpy(&v, &bits[i], sizeof(v));
+        const double v = run_values[i];
         q = op.kind == HeadlineColumn::Kind::kCount ? WriteInteger(static_cast<int64_t>(v), q)
                                                     : WriteShortestDouble(v, q);
       }
       f.cluster_texts->Keep(slot, run.at, start, static_cast<uint32_t>(q - start));
-      std::memcpy(kept + 8, bits, 8 * run.count);
+      std::memcpy(kept + 8, run_values, 8 * run.count);
       continue;
     }
     for (const RowLayout::ColumnOp *op = first, *end = first + run.count; op != end; ++op) {
@@ -670,9 +686,12 @@ void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t fi
     sizes[a] = axes[a].size();
   }
   for (size_t i = 0; i < rows.size(); ++i) {
-    // The next row's slot, on its way while this row is written (a slot is a miss in the caches
-    // at most clusters of a large grid).
-    if (texts != nullptr && i + 1 < rows.size()) texts->Prefetch(rows[i + 1].servers);
+    // The slot two rows on and the next row's texts, on their way while this row is written (a
+    // slot and its texts are misses in the caches at most clusters of a large grid).
+    if (texts != nullptr) {
+      if (i + 2 < rows.size()) texts->Prefetch(rows[i + 2].servers);
+      if (i + 1 < rows.size()) texts->PrefetchTexts(rows[i + 1].servers, layout.kept_runs);
+    }
     AppendRow(sweep, layout, idx.data(), rows[i], formatter, piece);
     for (size_t a = axes.size(); a-- > 0;) {
       if (++idx[a] < sizes[a]) break;
