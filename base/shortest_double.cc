@@ -13,10 +13,16 @@ namespace {
 
 using uint128 = unsigned __int128;
 
-// 10^e for e in [kMinPow10, kMaxPow10] as g = floor(10^e x 2^(127 - floor(log2 10^e))) + 1, a
-// 128-bit number in [2^127, 2^128): the powers a double's scaling needs (e = -k for the k below).
+// 10^k for k in [kMinPow10, kMaxPow10] as g = ceil(10^k x 2^(127 - floor(log2 10^k))), a 128-bit
+// number in [2^127, 2^128): exact for k in [0, 55] (5^k below 2^128), rounded up elsewhere.
+// Rounded up, as Dragonbox's cache is (Jeon, "the cache"), because its error analysis assumes the
+// scaled values err upwards only, by less than one unit of the 64 fraction bits read: an integer
+// part read from a product is then the true one, and a true integer reads as one with a zero
+// fraction (the parity and integer checks below). Dragonbox scales by 10^k for
+// k = 2 - floor(e log10 2) (normal interval) or -floor(e log10 2 - log10(4/3)) (shorter interval)
+// over a double's binary exponents e in [-1074, 971]: k in [-292, 326].
 constexpr int kMinPow10 = -292;
-constexpr int kMaxPow10 = 324;
+constexpr int kMaxPow10 = 326;
 
 struct Pow10Table {
   uint64_t hi[kMaxPow10 - kMinPow10 + 1];
@@ -60,6 +66,13 @@ class BigInt {
     for (int i = 127; i >= 0; --i) top = (top << 1) | (Bit(i + shift) ? 1 : 0);
     return top;
   }
+  // Whether Top128 dropped any set bit.
+  bool Inexact128() const {
+    for (int i = 0; i < BitLength() - 128; ++i) {
+      if (Bit(i)) return true;
+    }
+    return false;
+  }
 
  private:
   void Trim() {
@@ -71,25 +84,25 @@ class BigInt {
 // Out of line, so that Pow10s' guarded call stays small enough to inline.
 __attribute__((noinline)) Pow10Table MakePow10Table() {
   Pow10Table t{};
-  auto set = [&t](int e, uint128 top) {
-    const uint128 g = top + 1;
-    t.hi[e - kMinPow10] = static_cast<uint64_t>(g >> 64);
-    t.lo[e - kMinPow10] = static_cast<uint64_t>(g);
+  auto set = [&t](int k, uint128 g) {
+    t.hi[k - kMinPow10] = static_cast<uint64_t>(g >> 64);
+    t.lo[k - kMinPow10] = static_cast<uint64_t>(g);
   };
-  // e >= 0: the leading 128 bits of 10^e.
+  // k >= 0: the leading 128 bits of 10^k, one more when bits below them were dropped.
   BigInt n({1});
-  for (int e = 0; e <= kMaxPow10; ++e) {
-    set(e, n.Top128());
+  for (int k = 0; k <= kMaxPow10; ++k) {
+    set(k, n.Top128() + (n.Inexact128() ? 1 : 0));
     n.MultiplyBy10();
   }
-  // e < 0: the leading 128 bits of floor(2^1280 / 10^-e), which are floor(2^(127 + b) / 10^-e)
-  // for 10^-e of b bits (floor(floor(x) / m) = floor(x / m) for whole m).
+  // k < 0: one more than the leading 128 bits of floor(2^1280 / 10^-k), which are
+  // floor(2^(127 + b) / 10^-k) for 10^-k of b bits (floor(floor(x) / m) = floor(x / m) for whole
+  // m); 10^-k divides no power of two, so that is the ceiling.
   std::vector<uint32_t> limbs(1280 / 32 + 1, 0);
   limbs.back() = 1;
   BigInt d(std::move(limbs));
-  for (int e = -1; e >= kMinPow10; --e) {
+  for (int k = -1; k >= kMinPow10; --k) {
     d.DivideBy10();
-    set(e, d.Top128());
+    set(k, d.Top128() + 1);
   }
   return t;
 }
@@ -100,22 +113,12 @@ __attribute__((always_inline)) inline const Pow10Table& Pow10s() {
   return table;
 }
 
-// floor(e log2 10) and floor(q log10 2) (less log10(4/3) when asked) by multiplies, exact over the
-// exponents a double has (Giulietti, section 9).
-inline int FloorLog2Pow10(int e) { return (e * 1741647) >> 19; }
-inline int FloorLog10Pow2(int q, bool lower_closer) {
-  return (q * 1262611 - (lower_closer ? 524031 : 0)) >> 22;
-}
-
-// floor(g x cp / 2^128) rounded to odd (its lowest bit set when anything below was dropped): the
-// top 64 of the product's 192 bits, the lowest 64 left out and the middle 64 read as "> 1", which
-// absorbs g's excess of one unit over 10^-k's significand (Giulietti, section 9).
-inline uint64_t RoundToOdd(uint64_t g_hi, uint64_t g_lo, uint64_t cp) {
-  const uint128 x = static_cast<uint128>(g_lo) * cp;
-  const uint128 y = static_cast<uint128>(g_hi) * cp + static_cast<uint64_t>(x >> 64);
-  const uint64_t y1 = static_cast<uint64_t>(y >> 64);
-  const uint64_t y0 = static_cast<uint64_t>(y);
-  return y1 | (y0 > 1 ? 1 : 0);
+// floor(k log2 10) and floor(e log10 2) (less log10(4/3) when asked) by multiplies, exact over the
+// exponents a double has (Giulietti, section 9; Dragonbox chooses k and beta with the same,
+// Jeon, "the normal interval case").
+inline int FloorLog2Pow10(int k) { return (k * 1741647) >> 19; }
+inline int FloorLog10Pow2(int e, bool lower_closer) {
+  return (e * 1262611 - (lower_closer ? 524031 : 0)) >> 22;
 }
 
 // The digits (below 10^17, so at most 16 trailing zeros) without their trailing zeros: a binary
@@ -250,57 +253,151 @@ inline DigitText SixteenDigitText(uint32_t high, uint32_t low) {
 #endif
 }
 
-// The shortest digits of a finite, nonzero double as Schubfach finds them, trailing zeros left on
-// (a whole number below 2^53 as itself): ShortestDecimalOf strips them, and WriteShortestDouble
-// finds them in the digits' text for less. Inlined into the writer, which would otherwise pay a
-// call for what is mostly register work.
+// The parity of floor(v) and whether v is whole, for v = f 2^(beta - 128) g the scaled bound or
+// value (f = 2c - 1 or 2c): the integer part's lowest bit is bit 128 - beta of f g, and the
+// fraction bits that g's error leaves exact are the 64 below it, all in the product's low 128 bits
+// (compute_mul_parity, Jeon, "the big divisor case"). Out of line: about one value in a hundred
+// needs it, and the core keeps fewer values live without it.
+struct Parity {
+  bool odd;
+  bool whole;
+};
+
+__attribute__((noinline)) Parity MulParity(uint64_t f, int k, int beta) {
+  const Pow10Table& table = Pow10s();
+  const uint128 low = static_cast<uint128>(f) * table.lo[k - kMinPow10];
+  const uint64_t mid = f * table.hi[k - kMinPow10] + static_cast<uint64_t>(low >> 64);
+  return {((mid >> (64 - beta)) & 1) != 0,
+          ((mid << beta) | (static_cast<uint64_t>(low) >> (64 - beta))) == 0};
+}
+
+// The shortest digits of a power of two 2^e x 2^52 (a normal double with a zero significand field,
+// past the lowest binade), whose interval is shorter below than above: Dragonbox's shorter-interval
+// case (Jeon, "the shorter interval case"). Out of line: a rare value, and the writer's inlined
+// core stays smaller without it.
+__attribute__((noinline)) ShortestDecimal ShorterInterval(int e) {
+  // 10^k with k = -floor(e log10 2 - log10(4/3)) puts the interval's length, 3/4 2^e 10^k, in
+  // [1, 10): at most one multiple of 10 lies in it, and at least one whole number. Then
+  // 10^k = g 2^(floor(k log2 10) - 127) and 2^e 10^k = g_hi 2^(beta - 63), beta in [0, 3].
+  const int k = -FloorLog10Pow2(e, true);
+  const int beta = e + FloorLog2Pow10(k);
+  const uint64_t g_hi = Pow10s().hi[k - kMinPow10];
+  // The bounds, (2^52 - 1/4) 2^e 10^k and (2^52 + 1/2) 2^e 10^k, rounded down from g's upper half
+  // alone (which the paper shows exact for every such e). The lower bound is a whole number only
+  // for e in [2, 3] (10^k = 1 and 2^(e-2) whole); elsewhere the least whole number in the interval
+  // is one above its floor. Both bounds belong to the interval: 2^52 is even.
+  uint64_t lower = (g_hi - (g_hi >> 54)) >> (11 - beta);
+  const uint64_t upper = (g_hi + (g_hi >> 53)) >> (11 - beta);
+  if (e < 2 || e > 3) ++lower;
+  // One digit fewer: the multiple of 10 in the interval, if any.
+  const uint64_t tens = upper / 10;
+  if (tens * 10 >= lower) return {tens, 1 - k};
+  // Otherwise the value 2^52 2^e 10^k rounded half up, from g's upper half with one bit more; a
+  // half (a tie, to the even neighbour) arises only at e = -77, where 2^(52 + e) 10^k is
+  // 2^-1 5^24. Rounded, it may fall below the interval (which reaches only 1/4 2^e 10^k below it):
+  // then the least whole number inside is the closest.
+  uint64_t digits = ((g_hi >> (10 - beta)) + 1) / 2;
+  if (e == -77 && (digits & 1) != 0) {
+    --digits;
+  } else if (digits < lower) {
+    ++digits;
+  }
+  return {digits, -k};
+}
+
+// The shortest digits of a finite, nonzero double as Dragonbox finds them (Junekey Jeon,
+// "Dragonbox: A New Floating-Point Binary-to-Decimal Conversion Algorithm", 2020-2024), trailing
+// zeros left on (a whole number below 2^53 as itself): ShortestDecimalOf strips them, and
+// WriteShortestDouble finds them in the digits' text for less. Where Schubfach scales the
+// interval's two bounds and the value with three products, Dragonbox scales only the upper bound
+// and reads the answer off its integer part in most cases, with a second product only when that
+// part lands on a boundary. Inlined into the writer, which would otherwise pay a call for what is
+// mostly register work.
 __attribute__((always_inline)) inline ShortestDecimal ShortestWithZeros(uint64_t bits) {
   const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
   const int biased = static_cast<int>((bits >> 52) & 0x7FF);
   uint64_t c;
-  int q;
+  int e;
   if (biased != 0) {
     c = fraction | (uint64_t{1} << 52);
-    q = biased - 1075;
+    e = biased - 1075;
     // A whole number below 2^53: its digits are its own.
-    // (Its bits below the point, c's lowest -q, are what c shifted 64 + q places up keeps.)
-    if (static_cast<unsigned>(q + 52) <= 52 && ((c << 11) << (q + 53)) == 0) return {c >> -q, 0};
+    // (Its bits below the point, c's lowest -e, are what c shifted 64 + e places up keeps.)
+    if (static_cast<unsigned>(e + 52) <= 52 && ((c << 11) << (e + 53)) == 0) return {c >> -e, 0};
+    if (fraction == 0 && biased > 1) return ShorterInterval(e);
   } else {
     c = fraction;
-    q = -1074;
+    e = -1074;
   }
+  // The value is c 2^e, and its interval ((2c - 1) 2^(e-1), (2c + 1) 2^(e-1)): nearest, ties to
+  // even, so the bounds read back as the value (belong to the interval) when c is even.
   const bool even = (c & 1) == 0;
-  const bool lower_closer = fraction == 0 && biased > 1;
-  // The interval's bounds and the value in quarter units of 2^q.
-  const uint64_t cbl = 4 * c - 2 + (lower_closer ? 1 : 0);
-  const uint64_t cb = 4 * c;
-  const uint64_t cbr = 4 * c + 2;
-  // 10^k <= 2^q (3/4 2^q when the lower bound is closer) < 10^(k+1), and the value scaled by
-  // 10^-k: vb / 4 ~= v / 10^k, with 10^-k = g 2^(floor(log2 10^-k) - 127).
-  const int k = FloorLog10Pow2(q, lower_closer);
-  const int h = q + FloorLog2Pow10(-k) + 1;
+  // Scaled by 10^k, k = kappa - floor(e log10 2) with kappa = 2, the interval's length
+  // delta = 2^e 10^k lies in [10^kappa, 10^(kappa+1)) = [100, 1000) (Jeon, "the normal interval
+  // case"): it holds at most one multiple of 1000 (the shortest digits, if there is one) and at
+  // least one of 100. With 10^k = g 2^(floor(k log2 10) - 127) and beta = e + floor(k log2 10)
+  // (in [6, 9]), the upper bound is z = ((2c + 1) 2^beta) g / 2^128 and delta = g 2^(beta - 127).
+  const int k = 2 - FloorLog10Pow2(e, false);
+  const int beta = e + FloorLog2Pow10(k);
   const Pow10Table& table = Pow10s();
-  const uint64_t g_hi = table.hi[-k - kMinPow10], g_lo = table.lo[-k - kMinPow10];
-  const uint64_t vbl = RoundToOdd(g_hi, g_lo, cbl << h);
-  const uint64_t vb = RoundToOdd(g_hi, g_lo, cb << h);
-  const uint64_t vbr = RoundToOdd(g_hi, g_lo, cbr << h);
-  const uint64_t lower = vbl + (even ? 0 : 1);
-  const uint64_t upper = vbr - (even ? 0 : 1);
-  const uint64_t s = vb >> 2;
-  if (s >= 10) {
-    // One digit fewer: at most one multiple of 10^(k+1) lies in the interval.
-    const uint64_t sp = s / 10;
-    const bool up_inside = lower <= 40 * sp;
-    const bool wp_inside = 40 * sp + 40 <= upper;
-    if (up_inside != wp_inside) return {sp + (wp_inside ? 1 : 0), k + 1};
+  const uint64_t g_hi = table.hi[k - kMinPow10], g_lo = table.lo[k - kMinPow10];
+  // z's integer part and whether it is whole: the upper 128 of the product's 192 bits, the integer
+  // part above and 64 fraction bits below (the lowest 64 only carry into them). As g errs upwards
+  // by less than the paper's bound, z's integer part is exact, and the fraction bits are all zero
+  // exactly when z is whole (Jeon, "computing z").
+  const uint128 z_low = static_cast<uint128>((((c * 2) | 1) << beta)) * g_lo;
+  const uint128 z_wide =
+      static_cast<uint128>((((c * 2) | 1) << beta)) * g_hi + static_cast<uint64_t>(z_low >> 64);
+  const uint64_t z = static_cast<uint64_t>(z_wide >> 64);
+  const bool z_whole = static_cast<uint64_t>(z_wide) == 0;
+  // floor(delta), from g's upper half alone (exact, as the paper shows).
+  const uint64_t delta = g_hi >> (63 - beta);
+  // The big divisor, 10^(kappa+1) (Jeon, "the big divisor case"): the only multiple of 1000 that
+  // can lie in the interval is 1000 s, s = floor(z / 1000), inside when z's remainder z - 1000 s
+  // is at most delta (a bound itself only when it belongs). r is the remainder's integer part and
+  // delta here floor(delta): r < delta settles it, and r = delta needs the fractions.
+  uint64_t s = z / 1000;
+  uint64_t r = z - s * 1000;
+  if (r < delta) {
+    // Inside, unless it is z itself (r = 0, z whole) and z does not belong.
+    if (r != 0 || !z_whole || even) return {s, 3 - k};
+    // z excluded: the multiple below it, z - 1000, is below the interval (1000 > delta), so the
+    // answer is a multiple of 100, found below as if z were 1000 above 1000 (s - 1).
+    --s;
+    r = 1000;
+  } else if (r == delta) {
+    // r = floor(delta): 1000 s lies at or above the lower bound x = z - delta exactly when
+    // floor(x) is 1000 s - 1 (an odd number) or x is whole and 1000 s itself, belonging when c is
+    // even (floor(x) is one of the two: x is within 1 of 1000 s). A second product, of the lower
+    // bound, tells which (compute_mul_parity, Jeon, "the big divisor case").
+    const Parity x = MulParity(c * 2 - 1, k, beta);
+    if (x.odd || (x.whole && even)) return {s, 3 - k};
   }
-  const bool u_inside = lower <= 4 * s;
-  const bool w_inside = 4 * s + 4 <= upper;
-  if (u_inside != w_inside) return {s + (w_inside ? 1 : 0), k};
-  // Both in: the closer, a tie to the even one.
-  const uint64_t mid = 4 * s + 2;
-  const bool round_up = vb > mid || (vb == mid && (s & 1) != 0);
-  return {s + (round_up ? 1 : 0), k};
+  // The small divisor, 10^kappa (Jeon, "the small divisor case"): no multiple of 1000 in the
+  // interval, so the answer is the multiple of 100 closest to the value y = z - delta / 2 (ties to
+  // even), which is inside (it is within 50 of y, and delta / 2 >= 50). With the real remainder
+  // rz = z - 1000 s, y / 100 = 10 s + (rz - delta / 2) / 100, rounded half up as floor(t / 100),
+  // t = rz - delta / 2 + 50. The integers give dist = r - floor(delta) / 2 + 50, within one of t,
+  // so floor(dist / 100) is floor(t / 100) unless dist is a multiple of 100, where t may be just
+  // below it.
+  uint32_t dist = static_cast<uint32_t>(r - (delta >> 1) + 50);  // in [50, 1000]
+  // floor(dist / 100) as dist 656 / 2^16, and dist divisible by 100 read from the low 16 bits of
+  // the product: for dist = 100 a + b (a <= 10, b < 100, dist <= 1050), they hold 64 a + 656 b,
+  // below 656 exactly when b = 0.
+  const uint32_t scaled = dist * 656;
+  const bool divisible = (scaled & 0xFFFF) < 656;
+  const bool approx_y_odd = (dist & 1) != 0;
+  dist = scaled >> 16;
+  uint64_t digits = s * 10 + dist;
+  if (divisible) {
+    // t >= dist exactly when floor(y) = 1000 s + dist - 50, whose parity is dist's, else floor(y)
+    // is one less: y's parity, from a product of the value as for x above, decides. y whole there
+    // makes t = dist, a tie, which goes to the even digits (compute_mul_parity, Jeon, "the small
+    // divisor case").
+    const Parity y = MulParity(c * 2, k, beta);
+    if (y.odd != approx_y_odd || (y.whole && (digits & 1) != 0)) --digits;
+  }
+  return {digits, 2 - k};
 }
 
 // ShortestDecimalOf, DecimalDigits and WriteDecimalDigits, inline for the writers below.

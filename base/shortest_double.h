@@ -5,14 +5,15 @@
 // scientific, whichever is shorter, "0.1", "5e+07", "1234567", "3067852939771705344"), at about a
 // third of its cost.
 //
-// std::to_chars finds the digits with Ryu; here they come from Schubfach (Raffaello Giulietti,
-// "The Schubfach way to render doubles", 2020-2022): the bounds of the double's rounding interval
-// and the double itself are scaled by one 128-bit power of ten with round-to-odd, after which the
-// shortest digits are read off with two comparisons. The digits are the same as Ryu's (the
-// shortest that read back, of those the closest, a tie to the even digit), and the layout follows
-// libstdc++'s rules (floating_to_chars.cc) exactly, down to printing a large whole number's exact
-// value where the shortest digits would pad with zeros. //base:shortest_double_test holds the
-// two together on tens of millions of doubles, every binade and the edges.
+// std::to_chars finds the digits with Ryu; here they come from Dragonbox (Junekey Jeon,
+// "Dragonbox: A New Floating-Point Binary-to-Decimal Conversion Algorithm", 2020-2024): the upper
+// bound of the double's rounding interval is scaled by one 128-bit power of ten, and its integer
+// part divided by 1000 gives the shortest digits in most cases, a second product settling the
+// rest. The digits are the same as Ryu's (the shortest that read back, of those the closest, a
+// tie to the even digit), and the layout follows libstdc++'s rules (floating_to_chars.cc) exactly,
+// down to printing a large whole number's exact value where the shortest digits would pad with
+// zeros. //base:shortest_double_test holds the two together on tens of millions of doubles, every
+// binade and the edges.
 //
 // A sweep's CSV formats ~6 new doubles a row and a plan's JSON ~200 numbers: std::to_chars' ~40 ns
 // each were a quarter of writing a million rows.
