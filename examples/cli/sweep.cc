@@ -355,7 +355,8 @@ struct RowLayout {
   // values and text a ClusterTexts slot keeps at `at`, or a column of its own.
   static constexpr size_t kMaxRun = 8;
   struct Run {
-    uint8_t first = 0;  // its columns: ops[first .. first + count - 1]
+    const ColumnOp* ops = nullptr;  // its columns: ops[0 .. count - 1], from ops[first]
+    uint8_t first = 0;
     uint8_t count = 1;
     bool kept = false;  // by_cluster: kept in the slots
     uint32_t at = 0;
@@ -451,6 +452,7 @@ struct RowLayout {
     for (size_t i = 0; i < ops.size(); ++i) {
       if (!ShortText::Fits(column_keys[i])) ops[i].long_key = &column_keys[i];
     }
+    for (Run& run : runs) run.ops = &ops[run.first];
     static std::atomic<uint64_t> layouts{0};
     number = ++layouts;
   }
@@ -562,9 +564,8 @@ void AppendRow(const dcplan::Sweep& sweep, const RowLayout& layout, const int64_
   double values[kHeadlineColumnCount];
   HeadlineRowValues(r, values);
   DoubleText* const last_text = f.number_text;
-  const RowLayout::ColumnOp* const ops = layout.ops.data();
   for (const RowLayout::Run& run : layout.runs) {
-    const RowLayout::ColumnOp* const first = ops + run.first;
+    const RowLayout::ColumnOp* const first = run.ops;
     if (run.kept && slot != nullptr) {
       // The run's values against those the slot keeps, bit for bit.
       char* const kept = slot + run.at;
