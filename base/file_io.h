@@ -103,8 +103,8 @@ class FileWriter {
   int fd_ = -1;
   int slot_ = -1;  // the temporary's slot in the signal handler's list
   // Bytes appended, and where the last writeback started (a temporary file's data is handed to the
-  // kernel's writeback every kWritebackBytes, so Commit's fsync does not do it all at the end: 2 MiB
-  // leaves it ~1 ms after a 200 MB sweep where 8 MiB left ~3 ms).
+  // kernel's writeback every kWritebackBytes, so Commit's fsync does not do it all at the end;
+  // every 2 MiB leaves it ~1 ms after a 200 MB sweep, where every 8 MiB left ~3 ms).
   static constexpr int64_t kWritebackBytes = 2 << 20;
   int64_t written_ = 0;
   int64_t started_writeback_ = 0;
