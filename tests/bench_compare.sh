@@ -56,6 +56,7 @@ BENCHMARKS=(
   //planner/sweep:monte_carlo_benchmark
   //planner:reference_mfu_benchmark
   //examples/serve:serve_benchmark
+  //base:shortest_double_benchmark
   //examples:dcplan
 )
 
@@ -75,12 +76,13 @@ build() {
   git -C "$repo" worktree add --detach "$tree" "$commit" >/dev/null
   worktrees+=("$tree")
   echo "building $commit ($side) in $tree ..." >&2
-  (cd "$tree" && ./bazelw build -c opt "${BENCHMARKS[@]}" >&2)
+  # --keep_going: an older commit may lack a benchmark added since (it is then left out).
+  (cd "$tree" && ./bazelw build -c opt --keep_going "${BENCHMARKS[@]}" >&2) || true
   mkdir -p "$work/$side"
   for t in "${BENCHMARKS[@]}"; do
     local path="${t#//}"
     path="${path/://}"
-    cp "$tree/bazel-bin/$path" "$work/$side/"
+    cp "$tree/bazel-bin/$path" "$work/$side/" 2>/dev/null || echo "($t not built at $commit)" >&2
   done
   # The worktree's Bazel server (a JVM of its own) would otherwise sit beside the runs for hours.
   (cd "$tree" && ./bazelw shutdown >&2) || true
@@ -107,7 +109,7 @@ for round in $(seq "$rounds"); do
     dir="$old_dir"
     [[ "$side" == new ]] && dir="$new_dir"
     for b in solver_benchmark parallelism_search_benchmark sweep_benchmark serve_benchmark \
-      reference_mfu_benchmark monte_carlo_benchmark; do
+      reference_mfu_benchmark monte_carlo_benchmark shortest_double_benchmark; do
       [[ -x "$dir/$b" ]] || continue
       args=(--benchmark_repetitions="$repetitions" --benchmark_format=json
         --benchmark_out="$work/$side-$b-$round.json" --benchmark_out_format=json)
