@@ -12,6 +12,7 @@
 //   AppendHeadlineCsvRow(plan, &csv);                   // 22312,2789,...,BINDING_CONSTRAINT_...
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
