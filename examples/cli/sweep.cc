@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -157,6 +158,30 @@ class DoubleText {
   size_t size_ = 0;  // 0: none yet
 };
 
+// Zeroed memory for the CLI's tables and pieces, sized by the sweep: a LargeBuffer (2 MiB pages,
+// base/large_buffer.h) from 2 MiB up, calloc's below (4 KiB pages, faulted in as they are first
+// touched): a small sweep would otherwise zero a whole 2 MiB page for every table it touches
+// (a 2-point sweep zeroed ~16 MB: its peak memory 14 -> 8.7 MB, and up to 40% of its time in a
+// minute when this machine's fresh pages are slow).
+class ZeroedBytes {
+ public:
+  explicit ZeroedBytes(size_t bytes) {
+    if (bytes >= LargeBuffer::kRun) {
+      large_ = LargeBuffer(bytes);
+    } else if (bytes > 0) {
+      small_.reset(static_cast<char*>(std::calloc(bytes, 1)));
+    }
+  }
+  char* data() const { return large_.data() != nullptr ? large_.data() : small_.get(); }
+
+ private:
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  LargeBuffer large_;
+  std::unique_ptr<char, Free> small_;
+};
+
 // The text of the by_cluster columns (planner/sweep/headline.h) of the clusters a thread has
 // written, by server count: while caps, the PUE or prices move, a sweep lands on the same clusters
 // again and again (a 1,000 x 1,000 power x PUE grid has ~40,000 clusters and 1,000,000 rows, and
@@ -175,21 +200,37 @@ class DoubleText {
 // slot holds the epoch it was written in, and one of another epoch holds nothing.
 class ClusterTexts {
  public:
+  // The most slots and arena bytes: a sweep of fewer points gets fewer (Sized).
   static constexpr size_t kSlots = size_t{1} << 16;
   static constexpr size_t kArenaBytes = size_t{8} << 20;
   // A text is copied out 32 bytes at a time: the arena has that much past its end.
   static constexpr size_t kOverhang = 32;
+
+  // The slots (a power of two) and arena bytes for a sweep of `points` points: as many slots as
+  // points (a sweep has no more clusters), and 256 bytes of text a point, at least 64 KiB.
+  struct Size {
+    size_t slots;
+    size_t arena_bytes;
+  };
+  static Size Sized(int64_t points) {
+    size_t slots = 1;
+    while (slots < kSlots && static_cast<int64_t>(slots) < points) slots *= 2;
+    const size_t arena = static_cast<size_t>(std::max<int64_t>(points, 256)) * 256;
+    return {slots, std::min(arena, kArenaBytes)};
+  }
 
   // A slot: its epoch (uint32_t), then per kept run (RowLayout::Run::at) the text's place in the
   // arena (uint32_t) and size (uint32_t, 0: none), then the run's values' bits.
   // In huge pages (base/large_buffer.h), zeroed by the kernel as they are first touched: a large
   // grid touches most of the table, and its lookups land anywhere in it (a TLB miss each in small
   // pages). `slot_bytes` as the sweep's RowLayout lays a slot out, `layout` its number.
-  ClusterTexts(size_t slot_bytes, uint64_t layout)
+  ClusterTexts(size_t slot_bytes, uint64_t layout, Size size)
       : slot_bytes_(slot_bytes),
         layout_(layout),
-        slots_(kSlots * slot_bytes),
-        arena_(kArenaBytes + kOverhang) {
+        slot_mask_(size.slots - 1),
+        arena_bytes_(size.arena_bytes),
+        slots_(size.slots * slot_bytes),
+        arena_(size.arena_bytes + kOverhang) {
     if (slots_.data() == nullptr || arena_.data() == nullptr) throw std::bad_alloc();
   }
 
@@ -227,9 +268,15 @@ class ClusterTexts {
 
   // Keeps `size` bytes at `text` as the text of the run at `run` in `slot` (current); its values'
   // bits are the caller's to set. When the arena is full it starts again: every other slot's texts
-  // are forgotten, and this slot's other runs too.
+  // are forgotten, and this slot's other runs too. A text longer than the whole arena is not kept
+  // (the run holds none).
   void Keep(char* slot, size_t run, const char* text, uint32_t size) {
-    if (used_ + size > kArenaBytes) {
+    if (size > arena_bytes_) {
+      const uint32_t none = 0;
+      std::memcpy(slot + run + 4, &none, sizeof(none));
+      return;
+    }
+    if (used_ + size > arena_bytes_) {
       ++epoch_;
       used_ = 0;
       Renew(slot);
@@ -243,7 +290,7 @@ class ClusterTexts {
 
  private:
   char* Slot(int64_t servers) {
-    return slots_.data() + (static_cast<uint64_t>(servers) & (kSlots - 1)) * slot_bytes_;
+    return slots_.data() + (static_cast<uint64_t>(servers) & slot_mask_) * slot_bytes_;
   }
   // Makes `slot` current with no texts: its epoch set, every run's size 0 (the bits are left:
   // a size of 0 matches nothing).
@@ -254,8 +301,10 @@ class ClusterTexts {
 
   size_t slot_bytes_;
   uint64_t layout_;
-  LargeBuffer slots_;
-  LargeBuffer arena_;
+  uint64_t slot_mask_;  // slots - 1
+  size_t arena_bytes_;
+  ZeroedBytes slots_;
+  ZeroedBytes arena_;
   size_t used_ = 0;     // bytes of the arena holding texts of this epoch
   uint32_t epoch_ = 1;  // zeroed slots (epoch 0) hold nothing
 };
@@ -362,7 +411,7 @@ struct RowLayout {
     uint32_t at = 0;
   };
 
-  RowLayout(const dcplan::Sweep& sweep, bool json_lines) : json(json_lines) {
+  RowLayout(const dcplan::Sweep& sweep, bool json_lines) : json(json_lines), points(sweep.size()) {
     const std::vector<SweepAxis>& axes = sweep.axes();
     bound = 4 + ShortText::kRoom;  // '{', '}', ',' and '\n' at most; a padded copy's overhang
     for (size_t a = 0; a < axes.size(); ++a) {
@@ -482,6 +531,7 @@ struct RowLayout {
   std::vector<Run> runs;            // the columns in runs, in order
   std::vector<uint32_t> kept_runs;  // the kept runs' places in a slot (Run::at)
   size_t slot_bytes;                // a ClusterTexts slot's, for the kept runs (0: none)
+  int64_t points;                   // the sweep's (its ClusterTexts are sized by them)
   uint64_t number;                  // this layout's, among the process' (a ClusterTexts is for one)
   size_t bound;  // bytes of a solved row at most (a failed one adds its quoted error)
 };
@@ -493,7 +543,8 @@ ClusterTexts* ThreadClusterTexts(const RowLayout& layout) {
   if (layout.slot_bytes == 0) return nullptr;
   if (texts == nullptr || texts->layout() != layout.number) {
     texts.reset();
-    texts = std::make_unique<ClusterTexts>(layout.slot_bytes, layout.number);
+    texts = std::make_unique<ClusterTexts>(layout.slot_bytes, layout.number,
+                                           ClusterTexts::Sized(layout.points));
   }
   return texts.get();
 }
@@ -706,7 +757,7 @@ void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t fi
 // formatting of the chunks after it, reads text still in the caches, and the last one is written
 // right after it is formatted (writing a whole 64K-point block at a time left the last block's
 // ~14 MB to be written alone at the end, one core idle, and held two blocks' text: ~30 MB of
-// pages to fault in and zero). A ring of kPieces pieces in one LargeBuffer: chunk c (its first
+// pages to fault in and zero). A ring of kPieces pieces in one buffer: chunk c (its first
 // point over the chunk size) is formatted into piece c % kPieces once chunk c - kPieces, which was
 // there before, is written. Chunks are claimed in grid order by the pool (base/thread_pool.h), so
 // the lowest chunk not yet formatted never waits: no thread waits forever.
@@ -717,11 +768,14 @@ class ChunkWriter {
   // Writes `chunks` chunks to `out`; each piece starts with `piece_bytes` of room (the room a
   // chunk's rows reserve).
   ChunkWriter(FileWriter* out, int64_t chunks, size_t piece_bytes)
-      : out_(out), chunks_(chunks), memory_(kPieces * piece_bytes), pieces_(kPieces) {
+      : out_(out),
+        chunks_(chunks),
+        memory_(static_cast<size_t>(std::min(chunks, kPieces)) * piece_bytes),
+        pieces_(kPieces) {
     for (int64_t i = 0; i < kPieces; ++i) {
       ready_[i] = -1;
-      // Without the buffer (no memory mapped), each piece grows its own.
-      if (memory_.data() != nullptr) {
+      // Without the buffer (no memory, or a piece no chunk uses), each piece grows its own.
+      if (memory_.data() != nullptr && i < chunks) {
         pieces_[i].Borrow(memory_.data() + static_cast<size_t>(i) * piece_bytes, piece_bytes);
       }
     }
@@ -790,7 +844,7 @@ class ChunkWriter {
 
   FileWriter* out_;
   const int64_t chunks_;
-  LargeBuffer memory_;  // before the pieces that borrow it
+  ZeroedBytes memory_;  // before the pieces that borrow it
   std::vector<TextBuffer> pieces_;
   std::mutex mu_;
   std::condition_variable chunk_ready_;    // the writer waits on it
@@ -873,7 +927,7 @@ absl::Status SweepTo(OutputFormat format) {
   if (out != nullptr) {
     layout.emplace(sweep, format == OutputFormat::kJsonLines);
     writer.emplace(out.get(), (sweep.size() + chunk - 1) / chunk,
-                   PieceBytes(*layout, static_cast<size_t>(chunk)));
+                   PieceBytes(*layout, static_cast<size_t>(std::min(chunk, sweep.size()))));
     options.chunk_points = chunk;
     options.on_chunk = [&](int64_t first, int, absl::Span<const SweepRow> rows) {
       const Clock::time_point t0 = Clock::now();
