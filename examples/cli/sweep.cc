@@ -166,7 +166,7 @@ class DoubleText {
 class ZeroedBytes {
  public:
   explicit ZeroedBytes(size_t bytes) {
-    if (bytes >= LargeBuffer::kRun) {
+    if (LargeAllocator<char>::Large(bytes)) {  // the size rule LargeAllocator's vectors follow
       large_ = LargeBuffer(bytes);
     } else if (bytes > 0) {
       small_.reset(static_cast<char*>(std::calloc(bytes, 1)));
@@ -221,9 +221,9 @@ class ClusterTexts {
 
   // A slot: its epoch (uint32_t), then per kept run (RowLayout::Run::at) the text's place in the
   // arena (uint32_t) and size (uint32_t, 0: none), then the run's values' bits.
-  // In huge pages (base/large_buffer.h), zeroed by the kernel as they are first touched: a large
-  // grid touches most of the table, and its lookups land anywhere in it (a TLB miss each in small
-  // pages). `slot_bytes` as the sweep's RowLayout lays a slot out, `layout` its number.
+  // Zeroed by the kernel as they are first touched, in huge pages from 2 MiB up (ZeroedBytes): a
+  // large grid touches most of the table, and its lookups land anywhere in it (a TLB miss each in
+  // small pages). `slot_bytes` as the sweep's RowLayout lays a slot out, `layout` its number.
   ClusterTexts(size_t slot_bytes, uint64_t layout, Size size)
       : slot_bytes_(slot_bytes),
         layout_(layout),
@@ -240,9 +240,7 @@ class ClusterTexts {
   // written in another epoch).
   char* For(int64_t servers) {
     char* slot = Slot(servers);
-    uint32_t epoch;
-    std::memcpy(&epoch, slot, sizeof(epoch));
-    if (epoch != epoch_) Renew(slot);
+    if (!Current(slot)) Renew(slot);
     return slot;
   }
   void Prefetch(int64_t servers) {
@@ -253,9 +251,7 @@ class ClusterTexts {
   // now): a text's place is known only once its slot is read.
   void PrefetchTexts(int64_t servers, absl::Span<const uint32_t> runs) {
     const char* slot = Slot(servers);
-    uint32_t epoch;
-    std::memcpy(&epoch, slot, sizeof(epoch));
-    if (epoch != epoch_) return;
+    if (!Current(slot)) return;
     for (const uint32_t run : runs) {
       uint32_t at;
       std::memcpy(&at, slot + run, sizeof(at));
@@ -291,6 +287,12 @@ class ClusterTexts {
  private:
   char* Slot(int64_t servers) {
     return slots_.data() + (static_cast<uint64_t>(servers) & slot_mask_) * slot_bytes_;
+  }
+  // Whether `slot` was written in this epoch (else it holds nothing).
+  bool Current(const char* slot) const {
+    uint32_t epoch;
+    std::memcpy(&epoch, slot, sizeof(epoch));
+    return epoch == epoch_;
   }
   // Makes `slot` current with no texts: its epoch set, every run's size 0 (the bits are left:
   // a size of 0 matches nothing).
@@ -329,7 +331,7 @@ bool SameResults(const SweepRow& a, const SweepRow& b) {
 class TextBuffer {
  public:
   // Writes into `storage` (`capacity` bytes, kept alive by the caller) until a row needs more,
-  // then into a copy of its own: a block's pieces share one LargeBuffer.
+  // then into a copy of its own: the ChunkWriter's pieces share one buffer.
   void Borrow(char* storage, size_t capacity) {
     owned_.reset();
     data_ = storage;
@@ -720,9 +722,9 @@ size_t PieceBytes(const RowLayout& layout, size_t rows) {
 }
 
 // Points `first` .. first + rows.size() - 1 as CSV or JSON lines into `piece` (emptied first; its
-// capacity kept from one block to the next: no allocation, no fresh pages). Called on the thread
-// that solved the rows, right after (SweepOptions::on_chunk), so that they are read while in its
-// cache and no thread waits for a whole block's solving before formatting.
+// capacity kept from one chunk it holds to the next: no allocation, no fresh pages). Called on the
+// thread that solved the rows, right after (SweepOptions::on_chunk), so that they are read while in
+// its cache and no thread waits for a whole block's solving before formatting.
 void FormatChunk(const dcplan::Sweep& sweep, const RowLayout& layout, int64_t first,
                  absl::Span<const SweepRow> rows, TextBuffer* piece) {
   piece->Clear();
@@ -829,16 +831,17 @@ class ChunkWriter {
         if (ready_[i] != c) return;  // stopped: the run ended early
       }
       absl::Status written = out_->Append(pieces_[i].view());
+      const bool ok = written.ok();
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (written.ok()) {
+        if (ok) {
           written_ = c + 1;
         } else {
           error_ = std::move(written);
         }
       }
       piece_written_.notify_all();
-      if (!error_.ok()) return;  // only this thread sets it
+      if (!ok) return;
     }
   }
 
