@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/string_table.h"
+#include "google/protobuf/arena.h"
 #include "planner/cluster.h"
 #include "planner/defaults.h"
 #include "planner/request_edit.h"
@@ -368,14 +371,33 @@ double Influence(const MoveBase& moves, const LedgerField& l, double value, doub
   if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
     const int other = OtherEnumValue(field.path, static_cast<int>(value));
     if (other < 0) return 0;
+    auto* e = f->enum_type()->FindValueByNumber(other);
+    if (e == nullptr) return 0;
+    // Through SetField, so that a new cooling type brings its own PUEs as it would for a user.
+    // SetField changes fields of the path's own section (site.cooling clears both PUEs) and
+    // records a source.
+    if (l.section == kRequestSite && request->sources_size() == 0) {
+      // The site's enums (the two that move): the site is kept aside, moved in place and put
+      // back, and the source SetField records cleared again, instead of a copy of the whole
+      // request for each (whose Clear deleted and re-created its ~15 messages).
+      // On the request's own arena, so that the two swap their pointers.
+      Site* saved = google::protobuf::Arena::CreateMessage<Site>(request->GetArena());
+      const bool had_site = request->has_site();
+      saved->CopyFrom(request->site());
+      double moved = std::nan("");
+      if (SetField(field, e->name(), "influence", request).ok()) {
+        moved = ObjectiveForMoved(*request, moves, l.section | kRequestRest);
+      }
+      request->mutable_site()->Swap(saved);
+      if (request->GetArena() == nullptr) delete saved;
+      if (!had_site) request->clear_site();
+      request->mutable_sources()->Clear();
+      return std::isfinite(moved) ? std::fabs(moved - base) / base : 0;
+    }
     // One request per thread, copied over for each move: its messages and strings are reused.
     static thread_local PlanRequest changed;
     changed.CopyFrom(*request);
-    // Through SetField, so that a new cooling type brings its own PUEs as it would for a user.
-    auto* e = f->enum_type()->FindValueByNumber(other);
-    if (e == nullptr || !SetField(field, e->name(), "influence", &changed).ok()) return 0;
-    // SetField changes fields of the path's own section (site.cooling clears both PUEs) and
-    // records a source.
+    if (!SetField(field, e->name(), "influence", &changed).ok()) return 0;
     const double moved = ObjectiveForMoved(changed, moves, l.section | kRequestRest);
     return std::isfinite(moved) ? std::fabs(moved - base) / base : 0;
   }
@@ -397,8 +419,8 @@ double Influence(const MoveBase& moves, const LedgerField& l, double value, doub
 // (how a workload's own sources name it): built once, so that a plan looks up each of its request's
 // sources once instead of hashing every ledger path against a map of them.
 struct LedgerPathIndex {
-  absl::flat_hash_map<std::string, int> top;
-  absl::flat_hash_map<std::string, int> workload;
+  StringTable top;
+  StringTable workload;
 };
 
 const LedgerPathIndex& LedgerPaths() {
@@ -408,8 +430,8 @@ const LedgerPathIndex& LedgerPaths() {
     for (size_t i = 0; i < fields.size(); ++i) {
       const std::string& path = fields[i].field->path;
       const int at = static_cast<int>(i);
-      out->top.emplace(path, at);
-      if (fields[i].in_workload) out->workload.emplace(path.substr(sizeof("workload.") - 1), at);
+      out->top.Insert(path, at);
+      if (fields[i].in_workload) out->workload.Insert(path.substr(sizeof("workload.") - 1), at);
     }
     return out;
   }();
@@ -440,11 +462,11 @@ class SourceIndex {
   }
 
  private:
-  static void Note(const absl::flat_hash_map<std::string, int>& paths, const FieldSource& s,
+  static void Note(const StringTable& paths, const FieldSource& s,
                    std::vector<const FieldSource*>* found) {
-    auto it = paths.find(s.path());
-    if (it == paths.end()) return;
-    const FieldSource*& slot = (*found)[static_cast<size_t>(it->second)];
+    const int at = paths.Find(s.path());
+    if (at < 0) return;
+    const FieldSource*& slot = (*found)[static_cast<size_t>(at)];
     if (slot == nullptr) slot = &s;  // the first entry of a path
   }
 
@@ -499,6 +521,28 @@ void CopyAllButSourcesAndWorkload(const PlanRequest& from, PlanRequest* to) {
   }
 }
 
+// An empty request on an arena the thread keeps, emptied at each call (which ends the last one's
+// life): its first 64 KB are the arena's own block, so a plan's copy of its request (~15
+// messages) and the messages its moves create are bump allocations, all freed at once by the
+// next Reset. A request kept from plan to plan instead was emptied by Clear(), which deletes every
+// message it holds, and refilled with ~15 mallocs each time.
+PlanRequest* FreshRequest() {
+  constexpr size_t kBlockBytes = size_t{64} << 10;
+  struct Scratch {
+    Scratch() {
+      google::protobuf::ArenaOptions options;
+      options.initial_block = block.get();
+      options.initial_block_size = kBlockBytes;
+      arena = std::make_unique<google::protobuf::Arena>(options);
+    }
+    std::unique_ptr<char[]> block = std::make_unique<char[]>(kBlockBytes);
+    std::unique_ptr<google::protobuf::Arena> arena;
+  };
+  static thread_local Scratch scratch;
+  scratch.arena->Reset();
+  return google::protobuf::Arena::CreateMessage<PlanRequest>(scratch.arena.get());
+}
+
 void FillAssumptions(const PlanRequest& request, const Model& model, const Solution& solution,
                      bool influence, Plan* plan) {
   double base = Objective(model, solution.eval);
@@ -507,9 +551,8 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
   // facility's sensitivities, exactly, at the plan's efficiency; the workload's own fields get
   // none.
   // Each move copies the request: without its sources (tens of cited strings) the copies are cheap,
-  // and sources do not change an answer. One per thread, copied over for each plan: its messages
-  // and strings stay allocated.
-  static thread_local PlanRequest facility_only;
+  // and sources do not change an answer. A new one each plan on the thread's arena (FreshRequest).
+  PlanRequest& facility_only = *FreshRequest();
   if (influence) CopyAllButSourcesAndWorkload(request, &facility_only);
   if (influence && !request.has_workload() && request.efficiency().has_reference_workload() &&
       model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) {

@@ -8,7 +8,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -19,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "base/field_checks.h"
+#include "base/string_table.h"
 #include "base/text.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -509,16 +509,25 @@ absl::StatusOr<FieldRef> ResolveField(absl::string_view text) {
 }
 
 const FieldRef* FindScalarField(absl::string_view path) {
+  // Each scalar field by its canonical path (base/string_table.h: a plan looks up its ~65
+  // sources' paths here when it is validated).
+  struct Table {
+    std::vector<FieldRef> fields;
+    StringTable index;
+  };
   static const auto* table = [] {
-    auto* out = new absl::flat_hash_map<std::string, FieldRef>();
+    auto* out = new Table();
     for (const std::string& p : AllScalarPaths()) {
       absl::StatusOr<FieldRef> ref = ResolveFieldUncached(p);
-      if (ref.ok() && ref->path == p) out->emplace(p, *std::move(ref));
+      if (ref.ok() && ref->path == p && out->index.Find(p) < 0) {
+        out->index.Insert(p, static_cast<int>(out->fields.size()));
+        out->fields.push_back(*std::move(ref));
+      }
     }
     return out;
   }();
-  auto it = table->find(path);
-  return it == table->end() ? nullptr : &it->second;
+  const int i = table->index.Find(path);
+  return i < 0 ? nullptr : &table->fields[static_cast<size_t>(i)];
 }
 
 std::string FieldUnit(const FieldDescriptor* f) {
