@@ -641,9 +641,11 @@ void FillAssumptions(const PlanRequest& request, const Model& model, const Solut
 }
 
 void FillMarginal(const Model& model, const Solution& solution, Plan* plan) {
-  auto resolve = [&](Model changed) -> const ClusterEval* {
+  // Solved again from the plan's own servers (the answer is exact whatever the guess; a megawatt
+  // or $100M more lands near it), with the changed model passed by reference, not copied again.
+  auto resolve = [&](const Model& changed) -> const ClusterEval* {
     static thread_local Solution again;
-    if (!SolveInto(changed, -1, &again).ok()) return nullptr;
+    if (!SolveInto(changed, solution.servers, &again).ok()) return nullptr;
     return &again.eval;
   };
   Marginal* m = plan->mutable_marginal();
