@@ -532,6 +532,36 @@ absl::Status FileWriter::Append(absl::string_view data) {
   if (done_) {
     return absl::FailedPreconditionError(absl::StrCat("cannot write ", display_, ": closed"));
   }
+  if (!temporary_.empty() && !no_direct_ && !direct_ &&
+      written_ + static_cast<int64_t>(data.size()) > kDirectFrom) {
+    // The first kDirectFrom bytes through the page cache, the rest staged for direct writes (at
+    // offsets that are multiples of 2 MiB, as O_DIRECT needs).
+    const size_t head = static_cast<size_t>(kDirectFrom - written_);
+    absl::Status head_written = AppendBuffered(data.substr(0, head));
+    if (!head_written.ok()) return head_written;
+    data.remove_prefix(head);
+    staging_ = LargeBuffer(LargeBuffer::kRun);
+    const int flags = ::fcntl(fd_, F_GETFL);
+    direct_ =
+        staging_.data() != nullptr && flags >= 0 && ::fcntl(fd_, F_SETFL, flags | O_DIRECT) == 0;
+    no_direct_ = !direct_;
+  }
+  if (!direct_) return AppendBuffered(data);
+  while (!data.empty()) {
+    const size_t n = std::min(data.size(), staging_.size() - staged_);
+    std::memcpy(staging_.data() + staged_, data.data(), n);
+    staged_ += n;
+    written_ += static_cast<int64_t>(n);
+    data.remove_prefix(n);
+    if (staged_ == staging_.size()) {
+      const int error = WriteStaged(staged_);
+      if (error != 0) return Fail(error);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FileWriter::AppendBuffered(absl::string_view data) {
   const int error = WriteAll(fd_, data);
   if (error != 0) return Fail(error);
   written_ += static_cast<int64_t>(data.size());
@@ -545,6 +575,30 @@ absl::Status FileWriter::Append(absl::string_view data) {
   return absl::OkStatus();
 }
 
+int FileWriter::WriteStaged(size_t bytes) {
+  const size_t data = staged_;  // bytes past `data` are the tail's zero padding
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t wrote = ::write(fd_, staging_.data() + done, bytes - done);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EINVAL || done != 0) return errno;
+      // Direct I/O refused (a file system without it, an alignment it wants larger): the staged
+      // data through the page cache, and everything after it.
+      const int flags = ::fcntl(fd_, F_GETFL);
+      if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return errno;
+      direct_ = false;
+      no_direct_ = true;
+      staged_ = 0;
+      return WriteAll(fd_, absl::string_view(staging_.data(), data));
+    }
+    if (wrote == 0) return EIO;
+    done += static_cast<size_t>(wrote);
+  }
+  staged_ = 0;
+  return 0;
+}
+
 absl::Status FileWriter::Commit() {
   if (done_) {
     return absl::FailedPreconditionError(absl::StrCat("cannot write ", display_, ": closed"));
@@ -554,7 +608,15 @@ absl::Status FileWriter::Commit() {
     return absl::OkStatus();
   }
   int error = 0;
-  if (!temporary_.empty() && ::fsync(fd_) != 0) error = errno;
+  if (direct_ && staged_ > 0) {
+    // The last run, its length rounded up to 4 KiB (the largest block size O_DIRECT asks of the
+    // common file systems) with zeros, which the truncation then cuts off again.
+    const size_t padded = (staged_ + 4095) & ~size_t{4095};
+    std::memset(staging_.data() + staged_, 0, padded - staged_);
+    error = WriteStaged(padded);
+    if (error == 0 && direct_ && ::ftruncate(fd_, written_) != 0) error = errno;
+  }
+  if (error == 0 && !temporary_.empty() && ::fsync(fd_) != 0) error = errno;
   if (::close(fd_) != 0 && error == 0) error = errno;
   fd_ = -1;
   if (error == 0 && !temporary_.empty()) {

@@ -49,6 +49,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/large_buffer.h"
 
 namespace dcplan {
 
@@ -102,12 +103,31 @@ class FileWriter {
   ino_t ino_ = 0;
   int fd_ = -1;
   int slot_ = -1;  // the temporary's slot in the signal handler's list
+  // Append's ordinary write (through the page cache), with the writeback started every
+  // kWritebackBytes.
+  absl::Status AppendBuffered(absl::string_view data);
+  // Writes the first `bytes` of staging_ (a whole run, or the tail padded at Commit) with
+  // O_DIRECT; falls back to ordinary writes, from then on, when the file system refuses it.
+  // Returns an errno, or 0.
+  int WriteStaged(size_t bytes);
+
   // Bytes appended, and where the last writeback started (a temporary file's data is handed to the
   // kernel's writeback every kWritebackBytes, so Commit's fsync does not do it all at the end;
   // every 2 MiB leaves it ~1 ms after a 200 MB sweep, where every 8 MiB left ~3 ms).
   static constexpr int64_t kWritebackBytes = 2 << 20;
   int64_t written_ = 0;
   int64_t started_writeback_ = 0;
+  // A temporary file's bytes past the first kDirectFrom go to the disk with direct I/O (O_DIRECT),
+  // staged in 2 MiB runs, instead of through the page cache: the kernel then copies nothing and
+  // keeps no dirty pages to write back at the fsync. A 200 MB sweep's writes took ~0.06 s of CPU
+  // through the page cache (a fifth of the run's, on a third thread beside the two formatting),
+  // and the fsync waited 1-50 ms for the writeback's tail; direct writes of 2 MiB ran at ~1.7
+  // GB/s on this machine, faster than the rows are made. Smaller files never stage.
+  static constexpr int64_t kDirectFrom = 4 << 20;
+  bool direct_ = false;     // staging_ in use (O_DIRECT set on fd_)
+  bool no_direct_ = false;  // the file system refused it: ordinary writes from then on
+  LargeBuffer staging_;
+  size_t staged_ = 0;
   bool to_stdout_ = false;
   bool done_ = false;
 };

@@ -266,6 +266,61 @@ TEST(FileWriter, AWriteThatFailsMidwayRemovesTheTemporaryAndKeepsTheOldFile) {
   EXPECT_THAT(ListDir(dir), ElementsAre("out.svg"));
 }
 
+// Past its first 4 MiB a temporary file is written with direct I/O in 2 MiB runs, its last run
+// padded to 4 KiB and cut back (FileWriter::kDirectFrom). Files that end before, at and just past
+// the switch, on a run's edge and mid-run, appended in pieces that straddle every edge, read back
+// byte for byte at their own length. (Expected contents: the pattern below, generated again.)
+TEST(FileWriter, LargeFilesPastTheDirectSwitchReadBackByteForByte) {
+  const std::string dir = MakeTestDir();
+  const size_t kMiB = size_t{1} << 20;
+  for (const size_t size :
+       {4 * kMiB - 1, 4 * kMiB, 4 * kMiB + 1, 6 * kMiB, 6 * kMiB + 4096, 9 * kMiB + 12345}) {
+    std::string expected(size, '\0');
+    for (size_t i = 0; i < size; ++i)
+      expected[i] = static_cast<char>('a' + (i * 7 + i / 4099) % 26);
+    const std::string path = absl::StrCat(dir, "/out-", size, ".csv");
+    {
+      absl::StatusOr<std::unique_ptr<FileWriter>> w = FileWriter::Open(path, {});
+      ASSERT_THAT(w, IsOk());
+      // Pieces of 1 byte to ~1.3 MiB, so that appends cross the switch and the runs' edges.
+      size_t at = 0;
+      for (size_t piece = 1; at < size; piece = piece * 3 + 1) {
+        if (piece > 1400000) piece = 5;
+        const size_t n = std::min(piece, size - at);
+        ASSERT_THAT((*w)->Append(absl::string_view(expected).substr(at, n)), IsOk());
+        at += n;
+      }
+      ASSERT_THAT((*w)->Commit(), IsOk());
+    }
+    const std::string got = ReadRaw(path);
+    ASSERT_EQ(got.size(), size);
+    EXPECT_TRUE(got == expected) << "contents differ for a file of " << size << " bytes";
+  }
+  EXPECT_THAT(ListDir(dir), SizeIs(6));  // no temporaries left
+}
+
+// A limit on the file size met by a direct write (the 5th MiB of an 8 MiB file): the same error
+// as through the page cache, the temporary removed, the previous file kept.
+TEST(FileWriter, ADirectWriteThatFailsRemovesTheTemporaryAndKeepsTheOldFile) {
+  const std::string dir = MakeTestDir();
+  const std::string path = dir + "/out.csv";
+  WriteRaw(path, "previous\n");
+  struct rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto saved_handler = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 5 << 20;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const absl::Status status = WriteFileAtomically(path, std::string(8 << 20, 'x'));
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
+  ::signal(SIGXFSZ, saved_handler);
+
+  EXPECT_THAT(status,
+              StatusIs(absl::StatusCode::kOutOfRange, "cannot write " + path + ": File too large"));
+  EXPECT_EQ(ReadRaw(path), "previous\n");
+  EXPECT_THAT(ListDir(dir), ElementsAre("out.csv"));
+}
+
 TEST(FileWriter, ASymlinkPlantedAtATemporaryNameIsNeverFollowed) {
   const std::string dir = MakeTestDir();
   WriteRaw(dir + "/victim", "precious\n");
