@@ -68,6 +68,7 @@ ReferenceMfuModel::ReferenceMfuModel(const WorkloadModel& workload,
     sizes_[k] = k < 7 ? k + 1 : static_cast<int64_t>(8 + (k - 7) % 8) << ((k - 7) / 8);
     log2_sizes_[k] = std::log2(static_cast<double>(sizes_[k]));
     mfu_[k].store(Nan(), std::memory_order_relaxed);
+    shape_[k].store(0, std::memory_order_relaxed);
   }
 }
 
@@ -108,10 +109,40 @@ double ReferenceMfuModel::Entry(int k) const {
     // Searched once whatever the threads asking: the others wait for the first's answer (a sweep's
     // threads reach the same sizes at once; searching each twice doubled a cold table's cost).
     std::call_once(entry_once_[k],
-                   [&] { mfu_[k].store(ExactMfu(sizes_[k]), std::memory_order_release); });
+                   [&] { mfu_[k].store(SearchEntry(k), std::memory_order_release); });
     v = mfu_[k].load(std::memory_order_acquire);
   }
   return v;
+}
+
+double ReferenceMfuModel::SearchEntry(int k) const {
+  constexpr int64_t kField = int64_t{1} << 21;
+  ParallelConfig first;
+  bool have_first = false;
+  for (int d = 1; d <= 2 && !have_first; ++d) {
+    for (const int j : {k + d, k - d}) {
+      if (j < 0 || j >= kEntries) continue;
+      const int64_t packed = shape_[static_cast<size_t>(j)].load(std::memory_order_acquire);
+      if (packed == 0) continue;
+      first.tp = packed % kField;
+      first.cp = packed / kField % kField;
+      first.pp = packed / kField / kField;
+      have_first = true;
+      break;
+    }
+  }
+  const int64_t gpus = sizes_[static_cast<size_t>(k)];
+  WorkloadModel w = workload_;
+  w.global_batch = BatchAt(gpus);
+  absl::StatusOr<SearchResult> best =
+      SearchParallelism(w, hardware_, gpus, SearchMode::kBestOnly, have_first ? &first : nullptr);
+  if (!best.ok()) return 0.0;
+  const ParallelConfig& c = best->config;
+  if (c.tp > 0 && c.tp < kField && c.cp > 0 && c.cp < kField && c.pp > 0 && c.pp < kField) {
+    shape_[static_cast<size_t>(k)].store(c.tp + kField * (c.cp + kField * c.pp),
+                                         std::memory_order_release);
+  }
+  return units::InFraction(best->estimate.mfu);
 }
 
 int ReferenceMfuModel::EntryBelow(int64_t gpus) {

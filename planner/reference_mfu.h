@@ -90,6 +90,10 @@ class ReferenceMfuModel final : public MfuModel {
 
  private:
   double Entry(int k) const;
+  // Entry k's search (its MFU, or 0 when the job fits in no split): the nearest entry searched
+  // already lends its best split's (tp, cp, pp), searched first, which lets the bound rule out
+  // more of the rest (SearchParallelism's first_shape: the same MFU).
+  double SearchEntry(int k) const;
   // The entry at or below `gpus` (> 0), at most kEntries - 2 (beyond the table: the last pair).
   static int EntryBelow(int64_t gpus);
 
@@ -99,6 +103,8 @@ class ReferenceMfuModel final : public MfuModel {
   std::array<int64_t, kEntries> sizes_{};
   std::array<double, kEntries> log2_sizes_{};
   mutable std::array<std::atomic<double>, kEntries> mfu_;  // NaN until searched
+  // Each searched entry's best (tp, cp, pp), packed as tp | cp << 21 | pp << 42; 0 until searched.
+  mutable std::array<std::atomic<int64_t>, kEntries> shape_;
   // Each entry is searched once: a thread that needs one being searched waits for it.
   mutable std::array<std::once_flag, kEntries> entry_once_;
   mutable absl::Mutex mu_;

@@ -532,7 +532,8 @@ absl::Status NothingFits(const WorkloadModel& w, const TrainingHardware& hw, int
 }  // namespace
 
 absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const TrainingHardware& hw,
-                                               int64_t gpus, SearchMode mode) {
+                                               int64_t gpus, SearchMode mode,
+                                               const ParallelConfig* first_shape) {
   if (absl::Status s = CheckFixed(w, hw, gpus); !s.ok()) return s;
   SearchState st;
   st.prune = mode == SearchMode::kBestOnly && !w.moe.enabled;
@@ -542,23 +543,50 @@ absl::StatusOr<SearchResult> SearchParallelism(const WorkloadModel& w, const Tra
   const int64_t tp_max = std::min<int64_t>(hw.scale_up_gpus, gpus);
   // With tp, pp and dp fixed, cp is what the GPU count leaves (1 when the product is the count).
   const bool cp_follows = w.fixed_cp == 0 && w.fixed_tp > 0 && w.fixed_pp > 0 && w.fixed_dp > 0;
+  const int64_t cp_first = w.fixed_cp > 0 ? w.fixed_cp : 1;
+  const int64_t cp_last = w.fixed_cp > 0
+                              ? w.fixed_cp
+                              : (cp_follows || w.seq_len < kMinSeqLenForCp ? 1 : kMaxSearchedCp);
+  // The (tp, cp, pp) the loops below search, in their order.
+  auto tp_searched = [&](int64_t tp) {
+    return tp >= 1 && tp <= tp_max &&
+           (w.fixed_tp > 0 ? tp == w.fixed_tp
+                           : (w.heads % tp == 0 && w.ffn_hidden % tp == 0 &&
+                              (w.kv_heads % tp == 0 || tp % w.kv_heads == 0)));
+  };
+  auto cp_searched = [&](int64_t tp, int64_t cp) {
+    // cp runs over cp_first x 2^i up to cp_last.
+    if (cp < cp_first || cp > cp_last || tp * cp > gpus || cp % cp_first != 0) return false;
+    const int64_t ratio = cp / cp_first;
+    return (ratio & (ratio - 1)) == 0 && w.seq_len % cp == 0;
+  };
+  auto pp_searched = [&](int64_t tp, int64_t cp, int64_t pp) {
+    const int64_t tpc = tp * cp;
+    return pp >= 1 && pp <= std::min<int64_t>(w.layers, gpus / tpc) &&
+           (w.fixed_pp > 0 ? pp == w.fixed_pp : IsPipelineCandidate(pp, w.layers)) &&
+           w.fixed_dp <= gpus / (tpc * pp);
+  };
+  // A shape searched first when the caller names one the loops search (the best one of a
+  // neighbouring size): its best is a good bound from the start, and the bound then rules out
+  // more of the rest. The fastest step is the same; which of two equally fast splits is kept,
+  // and how many were evaluated, may differ.
+  const bool first = first_shape != nullptr && st.prune && tp_searched(first_shape->tp) &&
+                     cp_searched(first_shape->tp, first_shape->cp) &&
+                     pp_searched(first_shape->tp, first_shape->cp, first_shape->pp);
+  if (first) {
+    SearchDataParallel(w, hw, gpus, batch_divisors, first_shape->tp, first_shape->cp,
+                       first_shape->pp, st);
+  }
   for (int64_t tp = 1; tp <= tp_max; ++tp) {
-    if (w.fixed_tp > 0 ? tp != w.fixed_tp
-                       : (w.heads % tp != 0 || w.ffn_hidden % tp != 0 ||
-                          (w.kv_heads % tp != 0 && tp % w.kv_heads != 0))) {
-      continue;
-    }
-    const int64_t cp_first = w.fixed_cp > 0 ? w.fixed_cp : 1;
-    const int64_t cp_last = w.fixed_cp > 0
-                                ? w.fixed_cp
-                                : (cp_follows || w.seq_len < kMinSeqLenForCp ? 1 : kMaxSearchedCp);
+    if (!tp_searched(tp)) continue;
     for (int64_t cp = cp_first; cp <= cp_last && tp * cp <= gpus; cp *= 2) {
       if (w.seq_len % cp != 0) continue;
-      const int64_t tpc = tp * cp;
-      const int64_t pp_max = std::min<int64_t>(w.layers, gpus / tpc);
+      const int64_t pp_max = std::min<int64_t>(w.layers, gpus / (tp * cp));
       for (int64_t pp = 1; pp <= pp_max; ++pp) {
-        if (w.fixed_pp > 0 ? pp != w.fixed_pp : !IsPipelineCandidate(pp, w.layers)) continue;
-        if (w.fixed_dp > gpus / (tpc * pp)) continue;
+        if (!pp_searched(tp, cp, pp)) continue;
+        if (first && tp == first_shape->tp && cp == first_shape->cp && pp == first_shape->pp) {
+          continue;  // searched first
+        }
         SearchDataParallel(w, hw, gpus, batch_divisors, tp, cp, pp, st);
       }
     }
