@@ -8,7 +8,9 @@
 //     exclusively (O_CREAT | O_EXCL | O_NOFOLLOW) under an unpredictable short name
 //     (".<name, at most 32 bytes>.tmp-<16 random hex digits>", so a planted symlink is never
 //     followed and a name near NAME_MAX still has a temporary that fits), synced and renamed over
-//     the target, if the target is still the regular file seen at Open;
+//     the target, if the target is still the regular file seen at Open; its bytes past the first
+//     4 MiB go to the disk with direct I/O (O_DIRECT: nothing copied into the page cache), through
+//     the page cache where the file system refuses that;
 //   - a path that leads (at any step) through a file-descriptor directory (/dev/stdout, /dev/fd/3,
 //     /proc/self/fd/1, a link to one of them), or to the file standard output or error already
 //     writes to, is written through that descriptor: a `>>` redirection keeps appending, and the
