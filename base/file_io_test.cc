@@ -243,23 +243,31 @@ TEST(FileWriter, WithoutCommitTheTargetIsUntouched) {
   EXPECT_THAT(ListDir(dir), ElementsAre("out.csv"));
 }
 
+// WriteFileAtomically(path, contents) under a file size limit of `limit` bytes, with SIGXFSZ
+// ignored so that a write past the limit returns EFBIG instead of killing the test: a full disk as
+// far as the writer can tell. Nothing may be printed while the limit is in force.
+absl::Status WriteUnderFileSizeLimit(const std::string& path, const std::string& contents,
+                                     rlim_t limit) {
+  struct rlimit saved;
+  if (::getrlimit(RLIMIT_FSIZE, &saved) != 0) return absl::InternalError("getrlimit failed");
+  const auto saved_handler = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = limit;
+  absl::Status status = absl::InternalError("setrlimit failed");
+  if (::setrlimit(RLIMIT_FSIZE, &small) == 0) {
+    status = WriteFileAtomically(path, contents);
+    if (::setrlimit(RLIMIT_FSIZE, &saved) != 0) status = absl::InternalError("restoring failed");
+  }
+  ::signal(SIGXFSZ, saved_handler);
+  return status;
+}
+
 TEST(FileWriter, AWriteThatFailsMidwayRemovesTheTemporaryAndKeepsTheOldFile) {
   const std::string dir = MakeTestDir();
   const std::string path = dir + "/out.svg";
   WriteRaw(path, "<svg/>\n");
-  // A file size limit of 1 KiB makes writing 4 KiB fail with EFBIG after the temporary was created
-  // (SIGXFSZ ignored, so the write returns an error instead of killing the test): a full disk as
-  // far as the writer can tell. Nothing may be printed while the limit is in force.
-  struct rlimit saved;
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
-  const auto saved_handler = ::signal(SIGXFSZ, SIG_IGN);
-  struct rlimit small = saved;
-  small.rlim_cur = 1024;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const absl::Status status = WriteFileAtomically(path, std::string(4096, 'x'));
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
-  ::signal(SIGXFSZ, saved_handler);
-
+  // A file size limit of 1 KiB makes writing 4 KiB fail after the temporary was created.
+  const absl::Status status = WriteUnderFileSizeLimit(path, std::string(4096, 'x'), 1024);
   EXPECT_THAT(status,
               StatusIs(absl::StatusCode::kOutOfRange, "cannot write " + path + ": File too large"));
   EXPECT_EQ(ReadRaw(path), "<svg/>\n");
@@ -305,16 +313,7 @@ TEST(FileWriter, ADirectWriteThatFailsRemovesTheTemporaryAndKeepsTheOldFile) {
   const std::string dir = MakeTestDir();
   const std::string path = dir + "/out.csv";
   WriteRaw(path, "previous\n");
-  struct rlimit saved;
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
-  const auto saved_handler = ::signal(SIGXFSZ, SIG_IGN);
-  struct rlimit small = saved;
-  small.rlim_cur = 5 << 20;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const absl::Status status = WriteFileAtomically(path, std::string(8 << 20, 'x'));
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
-  ::signal(SIGXFSZ, saved_handler);
-
+  const absl::Status status = WriteUnderFileSizeLimit(path, std::string(8 << 20, 'x'), 5 << 20);
   EXPECT_THAT(status,
               StatusIs(absl::StatusCode::kOutOfRange, "cannot write " + path + ": File too large"));
   EXPECT_EQ(ReadRaw(path), "previous\n");
