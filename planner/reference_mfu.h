@@ -10,17 +10,17 @@
 // configurations evaluated; a fit's two cold searches of the 405B job 12 ms -> 0.8 ms), and a table
 // entry's search starts with the (tp, cp, pp) of the nearest entry searched already, which rules
 // out more from the start (the same MFU; the H100 preset's table in about half the time; SearchAt,
-// whose split a plan reports, searches without it). A search
-// still costs about a millisecond and the solver, sweeps, Monte Carlo and the page ask for MFU at
-// many sizes, so the model is a table: the searched MFU at sizes m x 2^e, m = 8 .. 15 (eight a
-// doubling, each a multiple of a high power of two as real clusters are; up to ~10^12 GPUs), each
-// entry searched the first time a size near it is asked for and kept, interpolated linearly in
-// log2(G) between the two entries around G (a size that is an entry gets its own search). A size
-// whose every split leaves GPUs idle (976 = 61 x 16) realizes less in the full search than the
-// curve through well-divisible sizes: reference_mfu_test measures that too. Reading it is two
-// atomic loads and a log2: no lock, no allocation. Where either entry around G does not fit the job
-// at all (MFU 0, too few GPUs for its memory) the size is searched exactly. reference_mfu_test
-// bounds the interpolation against the full search.
+// whose split a plan reports, searches without it). A search still costs about a millisecond and
+// the solver, sweeps, Monte Carlo and the page ask for MFU at many sizes, so the model is a table:
+// the searched MFU at sizes m x 2^e, m = 8 .. 15 (eight a doubling, each a multiple of a high power
+// of two as real clusters are; up to ~10^12 GPUs), each entry searched the first time a size near
+// it is asked for and kept, interpolated linearly in log2(G) between the two entries around G (a
+// size that is an entry gets its own search). A size whose every split leaves GPUs idle (976 =
+// 61 x 16) realizes less in the full search than the curve through well-divisible sizes:
+// reference_mfu_test measures that too. Reading it is two atomic loads and a log2: no lock, no
+// allocation. Where either entry around G does not fit the job at all (MFU 0, too few GPUs for its
+// memory) the size is searched exactly. reference_mfu_test bounds the interpolation against the
+// full search.
 //
 // Models are shared process-wide: ReferenceMfu() returns the same table for requests whose
 // hardware and reference job agree in everything the step model reads (prices aside), so fits,
