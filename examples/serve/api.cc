@@ -298,7 +298,14 @@ MonteCarloOptions SampleOptions(const MonteCarloRun& run, const PlanRequest& req
   return options;
 }
 
-ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
+// Whether a parsed plan request is light enough to answer on a connection's thread: no workload
+// (no parallelism search) and no uncertain inputs (no Monte Carlo run), one work unit (~50 us).
+bool LightPlan(const PlanRequest& r) { return r.uncertain_size() == 0 && PlanUnits(r) <= 1; }
+
+// POST /v1/plan. With `light_only`, a request that is not LightPlan() is left unanswered (nullopt)
+// once parsed, for a heavy thread to answer; otherwise there is always an answer.
+std::optional<ApiResponse> Plan(const ApiRequest& http, bool binary, const Limits& limits,
+                                bool light_only) {
   // One request per thread, parsed over for each call: its messages and strings stay allocated (a
   // preset's ~65 cited sources are otherwise ~130 allocations and frees a plan). One from a large
   // body is let go afterwards, so that a thread does not keep it.
@@ -313,6 +320,7 @@ ApiResponse Plan(const ApiRequest& http, bool binary, const Limits& limits) {
   } let_go{&request, http.body.size() > (std::size_t{256} << 10)};
   if (auto bad = ParseBody(http, &request)) return *bad;
   if (auto bad = ApplyQuerySets(http.target, "", &request)) return *bad;
+  if (light_only && !LightPlan(request)) return std::nullopt;
   if (auto over = limits.Price(PlanUnits(request),
                                request.has_workload() ? "a plan with a workload" : "a plan")) {
     return *over;
@@ -833,7 +841,7 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
                         kCli[route.which]};
     switch (route.which) {
       case 0:
-        return Plan(request, binary, limits);
+        return *Plan(request, binary, limits, /*light_only=*/false);
       case 1:
         return ScaleEndpoint(request, binary, options_.max_scale_sizes, limits);
       case 2:
@@ -851,6 +859,15 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
   return ErrorResponse(404,
                        absl::StrFormat("no such path: %s (the API is under /v1/, the page at /)",
                                        absl::CHexEscape(path.substr(0, 80))));
+}
+
+std::optional<ApiResponse> Api::HandleIfLight(const ApiRequest& request) const {
+  if (!IsHeavyRequest(request.method, request.target)) return Handle(request);
+  if (request.body.size() > kLightBodyBytes) return std::nullopt;
+  if (request.target.substr(0, request.target.find('?')) != "/v1/plan") return std::nullopt;
+  const Limits limits{&options_, Clock::now() + options_.max_request_time, request.cancelled,
+                      "`dcplan fit --request=FILE`"};
+  return Plan(request, WantsBinary(request.accept), limits, /*light_only=*/true);
 }
 
 }  // namespace dcplan::serve

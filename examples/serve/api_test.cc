@@ -1,5 +1,6 @@
 #include "examples/serve/api.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -111,6 +112,44 @@ TEST(Api, TakesAndGivesBinaryProtos) {
   Plan again;
   ASSERT_TRUE(again.ParseFromString(b.body));
   EXPECT_TRUE(MessageDifferencer::Equals(plan, again));
+}
+
+// What a server may answer on the connection's thread: the same answer Handle() gives for a plan
+// without a workload or uncertain inputs (and for the page, a preset, an error), nothing for the
+// rest, which a heavy thread answers.
+TEST(Api, HandleIfLightAnswersPlainPlansAndLeavesHeavyWorkToThePool) {
+  const Api api;
+  auto light = [&](absl::string_view method, absl::string_view path, const std::string& body) {
+    return api.HandleIfLight({method, path, kJsonType, "", body});
+  };
+  const std::string seed = Json(Seed(45.9e6));
+  const std::optional<ApiResponse> plan = light("POST", "/v1/plan", seed);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->status, 200);
+  EXPECT_EQ(plan->body, Post(api, "/v1/plan", seed).body);
+  // 32,784 GPUs at 45.9 MW, as PlanIsWhatFitSolves works out.
+  EXPECT_EQ(Parse<Plan>(*plan).counts().gpu_count(), 32784u);
+  // ?explain= and ?set= are read as Handle() reads them.
+  EXPECT_EQ(light("POST", "/v1/plan?explain=none&set=pue=1.2", seed)->body,
+            Post(api, "/v1/plan?explain=none&set=pue=1.2", seed).body);
+  // Not a plan, or refused before any work: answered as Handle() does.
+  EXPECT_EQ(light("GET", "/v1/presets/seed", "")->body, Get(api, "/v1/presets/seed").body);
+  EXPECT_EQ(light("POST", "/v1/plan", "{")->status, 400);
+  // Heavy: a workload (a parallelism search), uncertain inputs (a Monte Carlo run), a sweep, and a
+  // body past kLightBodyBytes.
+  PlanRequest with_workload = Seed(45.9e6);
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      "layers: 32 hidden: 4096 heads: 32 vocab: 50257 seq_len: 2048 global_batch_tokens: 4194304",
+      with_workload.mutable_workload()));
+  EXPECT_FALSE(light("POST", "/v1/plan", Json(with_workload)).has_value());
+  PlanRequest uncertain = Seed(45.9e6);
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 1.2)")pb", uncertain.add_uncertain()));
+  EXPECT_FALSE(light("POST", "/v1/plan", Json(uncertain)).has_value());
+  EXPECT_FALSE(light("POST", "/v1/sweep", "{}").has_value());
+  PlanRequest large = Seed(45.9e6);
+  large.set_name(std::string(kLightBodyBytes, 'x'));
+  EXPECT_FALSE(light("POST", "/v1/plan", Json(large)).has_value());
 }
 
 TEST(Api, ScaleGivesTheSeedChaptersRows) {

@@ -442,10 +442,13 @@ class Session : public std::enable_shared_from_this<Session> {
     request.accept = View(req[http::field::accept]);
     request.body = req.body();
     request.cancelled = &shared_.cancelled;
-    if (!IsHeavyRequest(request.method, request.target)) {
-      return Reply(shared_.api.Handle(request), close);
+    // Light work (the page, a plan without a workload or uncertain inputs) is answered here on the
+    // connection's thread: handing a ~50 us plan to another thread and back cost more than the
+    // plan.
+    if (std::optional<ApiResponse> light = shared_.api.HandleIfLight(request)) {
+      return Reply(*std::move(light), close);
     }
-    // Heavy work on its own pool; the answer comes back to this connection's strand. The parser
+    // Heavy work on its own pool; the answer comes back to this connection's thread. The parser
     // (which `request` points into) stays as it is until then.
     auto self = shared_from_this();
     const bool queued = shared_.heavy.TrySubmit([self, request, close] {
@@ -566,15 +569,31 @@ int HeavyThreads(const ServerOptions& o) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));  // one per core
 }
 
+int ConnectionThreads(const ServerOptions& o) {
+  if (o.threads > 0) return o.threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));  // one per core
+}
+
+// One io_context per connection thread, each run by that thread alone (concurrency hint 1): a
+// connection lives on one of them, so its handlers need no strand and its reads, writes and
+// timers never wake another thread.
+std::vector<std::unique_ptr<net::io_context>> Contexts(int n) {
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  for (int i = 0; i < n; ++i) contexts.push_back(std::make_unique<net::io_context>(1));
+  return contexts;
+}
+
 }  // namespace
 
 struct Server::Impl {
   Impl(const ServerOptions& o, const Api* a)
       : shared(o, *a, HeavyThreads(o)),
-        ioc(std::max(1, o.threads)),
-        acceptor(ioc),
-        retry(ioc),
-        drain_timer(ioc) {}
+        contexts(Contexts(ConnectionThreads(o))),
+        acceptor(*contexts[0]),
+        retry(*contexts[0]),
+        drain_timer(*contexts[0]) {
+    for (auto& c : contexts) guards.push_back(net::make_work_guard(*c));
+  }
 
   ~Impl() {
     // Heavy work first (it posts to the io_context), then the sessions still held by handlers
@@ -584,7 +603,10 @@ struct Server::Impl {
   }
 
   void Accept() {
-    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    // Connections go round the contexts whose threads run.
+    net::io_context& next = *contexts[next_context];
+    next_context = (next_context + 1) % std::max(1, running.load());
+    acceptor.async_accept(next, [this](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
       if (ec) {
         // Out of file descriptors or the like: try again shortly rather than spin.
@@ -642,12 +664,12 @@ struct Server::Impl {
     for (auto& s : shared.Live()) s->OnAbort();
     // The aborts run on the sessions' strands; then the io_context stops.
     drain_timer.expires_after(std::chrono::milliseconds(50));
-    drain_timer.async_wait([this](beast::error_code) { ioc.stop(); });
+    drain_timer.async_wait([this](beast::error_code) { StopContexts(); });
   }
 
   // Every 20 ms: done when no connection is left; past the deadline, abort the rest.
   void WaitDrained(std::chrono::steady_clock::time_point deadline) {
-    if (shared.connections.load() == 0) return ioc.stop();
+    if (shared.connections.load() == 0) return StopContexts();
     if (std::chrono::steady_clock::now() >= deadline) return AbortAllAndStop();
     drain_timer.expires_after(std::chrono::milliseconds(20));
     drain_timer.async_wait([this, deadline](beast::error_code ec) {
@@ -655,8 +677,17 @@ struct Server::Impl {
     });
   }
 
-  Shared shared;  // before the io_context: sessions it destroys refer to it
-  net::io_context ioc;
+  void StopContexts() {
+    for (auto& c : contexts) c->stop();
+  }
+
+  Shared shared;  // before the io_contexts: sessions they destroy refer to it
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  // Keep every context's run() going while it has no connection (until StopContexts()).
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
+  // How many contexts have a thread; the acceptor's handler (on contexts[0]) picks the next.
+  std::atomic<int> running{1};
+  int next_context = 0;
   tcp::acceptor acceptor;
   net::steady_timer retry;
   net::steady_timer drain_timer;
@@ -702,17 +733,17 @@ std::string Server::url() const {
 }
 
 void Server::Run() {
-  int threads = impl_->shared.options.threads;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> extra;
-  for (int i = 1; i < threads; ++i) {
+  for (std::size_t i = 1; i < impl_->contexts.size(); ++i) {
     try {
-      extra.emplace_back([this] { impl_->ioc.run(); });
+      net::io_context* context = impl_->contexts[i].get();
+      extra.emplace_back([context] { context->run(); });
     } catch (const std::system_error&) {
       break;  // serve on the threads that did start
     }
   }
-  impl_->ioc.run();
+  impl_->running = static_cast<int>(extra.size()) + 1;
+  impl_->contexts[0]->run();
   for (std::thread& t : extra) t.join();
   // Heavy work still running was told to stop (cancelled) when the server stopped.
   impl_->shared.cancelled = true;
@@ -722,16 +753,18 @@ void Server::Run() {
 void Server::Stop() {
   impl_->shared.cancelled = true;
   impl_->shared.draining = true;
-  net::post(impl_->ioc, [this] {
+  net::post(*impl_->contexts[0], [this] {
     impl_->StopAccepting();
     impl_->AbortAllAndStop();
   });
   // Before Run(): nothing runs the posted handler; stop at once (Run returns at once).
-  if (impl_->ioc.stopped() || impl_->shared.connections.load() == 0) impl_->ioc.stop();
+  if (impl_->contexts[0]->stopped() || impl_->shared.connections.load() == 0) {
+    impl_->StopContexts();
+  }
 }
 
 void Server::Drain(std::chrono::milliseconds grace) {
-  net::post(impl_->ioc, [this, grace] {
+  net::post(*impl_->contexts[0], [this, grace] {
     impl_->shared.draining = true;
     impl_->StopAccepting();
     for (auto& s : impl_->shared.Live()) s->OnDrain();
@@ -740,7 +773,7 @@ void Server::Drain(std::chrono::milliseconds grace) {
 }
 
 void Server::StopOnSignals() {
-  impl_->signals.emplace(impl_->ioc, SIGINT, SIGTERM);
+  impl_->signals.emplace(*impl_->contexts[0], SIGINT, SIGTERM);
   impl_->signals->async_wait([this](beast::error_code ec, int) {
     if (!ec) Drain(impl_->shared.options.drain_timeout);
   });

@@ -11,9 +11,11 @@
 //     64 KiB must be taken within `timeout`, however long the whole answer takes; an answer that
 //     cannot be finished (the client stalls, the server stops) is aborted with a reset, so the
 //     client sees an error, never a complete-looking short answer;
-//   - work: POSTs under /v1/ run on a small pool of their own (heavy_threads, at most
-//     max_queued_heavy waiting, 503 past it), so the page and /v1/presets stay fast while heavy
-//     work runs; the Api prices and times each request (ApiOptions);
+//   - work: each connection lives on one of `threads` threads (an io_context each), which answers
+//     the page, the presets and light plans (Api::HandleIfLight: no workload, no uncertain inputs,
+//     ~50 us) itself; other POSTs under /v1/ run on a small pool of their own (heavy_threads, at
+//     most max_queued_heavy waiting, 503 past it), so the page and /v1/presets stay fast while
+//     heavy work runs; the Api prices and times each request (ApiOptions);
 //   - origin: a Host that is not this server's address (the bound or connected IP, localhost, or a
 //     name in allowed_hosts) is refused with 403 (DNS rebinding), and so is an Origin other than
 //     the page's own or one in allowed_origins (a web page posting to the API); a Transfer-Encoding
@@ -45,12 +47,12 @@ struct ServerOptions {
   std::string address = "127.0.0.1";
   // 0 picks a free port (see Server::port()).
   uint16_t port = 8080;
-  // Threads that run the connections; 0 = one per core.
+  // Threads that run the connections, each its own connections (given to them in turn); 0 = one
+  // per core.
   int threads = 0;
-  // Threads for heavy requests (every POST under /v1/), apart from the connections' threads; 0 =
-  // one per core (a plan is ~100 us of CPU: half the cores left a core idle under load while
-  // plans queued; the connections' threads still answer the page, they never run POSTs). At most
-  // max_queued_heavy more wait for one (503 past that).
+  // Threads for heavy requests (POSTs under /v1/ other than light plans), apart from the
+  // connections' threads; 0 = one per core. At most max_queued_heavy more wait for one (503 past
+  // that).
   int heavy_threads = 0;
   int max_queued_heavy = 64;
   // The largest request body read (413 past it) and the largest request header (431 past it).

@@ -609,6 +609,39 @@ TEST(Server, HeavyWorkRunsApartFromThePageAndStopsAtItsDeadline) {
   EXPECT_LT(second, 8000);
 }
 
+// A plan without a workload or uncertain inputs (~50 us) is answered on the connection's own
+// thread, not handed to the heavy pool and back: with a pool that queues nothing (every heavy job
+// refused with 503), plain plans still get their answers, on both connection threads, while the
+// same plan with uncertain inputs (a Monte Carlo run) and a sweep are refused.
+TEST(Server, PlainPlansAreAnsweredOnTheConnectionsThreads) {
+  ServerOptions options = Running::TestOptions();
+  options.max_queued_heavy = 0;
+  Running server(options);
+  const std::string body = Json(Seed(45.9e6));
+  const std::string expected = server.api().Handle({"POST", "/v1/plan", kJsonType, "", body}).body;
+  // Four connections: the server hands them to its two threads in turn.
+  for (int i = 0; i < 4; ++i) {
+    Client c(server.port());
+    for (int j = 0; j < 2; ++j) {
+      const Response r = c.Send(http::verb::post, "/v1/plan", body);
+      ASSERT_EQ(r.result_int(), 200) << r.body();
+      EXPECT_EQ(r.body(), expected);
+    }
+  }
+  PlanRequest uncertain = Seed(45.9e6);
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(path: "pue" text: "uniform(1.0, 1.2)")pb", uncertain.add_uncertain()));
+  Client c(server.port());
+  for (const auto& [target, heavy] :
+       {std::pair<std::string, std::string>{"/v1/plan", Json(uncertain)},
+        {"/v1/sweep", SweepJson(Seed(45.9e6), "power=10MW:20MW:5MW")}}) {
+    const Response r = c.Send(http::verb::post, target, heavy);
+    EXPECT_EQ(r.result_int(), 503) << target;
+    EXPECT_THAT(ErrorOf(r).error(), HasSubstr("the server is busy with as much heavy work"))
+        << target;
+  }
+}
+
 // An answer read by a raw socket: what arrived, and whether it was whole.
 struct RawAnswer {
   std::string head;          // status line and headers
