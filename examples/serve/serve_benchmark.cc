@@ -4,6 +4,8 @@
 //
 //   ./bazelw run -c opt //examples/serve:serve_benchmark
 //   ./bazelw run -c opt //examples/serve:serve_benchmark -- --benchmark_filter=Http
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
@@ -80,9 +82,18 @@ void BM_PrintPlanJson(benchmark::State& state) {
 }
 BENCHMARK(BM_PrintPlanJson);
 
+// CPU time (user and system) of the process (RUSAGE_SELF) or the calling thread (RUSAGE_THREAD).
+double CpuSeconds(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 // `clients` keep-alive clients, each sending `method` `target` with `body` and waiting for the
 // answer, for about two seconds; the server runs on every core. Reports requests per second (wall
-// time) and the latency percentiles in microseconds.
+// time), the latency percentiles in microseconds and the CPU time a request cost the clients and
+// the server.
 void RunHttpClients(benchmark::State& state, int clients, http::verb method,
                     const std::string& target, const std::string& body, bool binary) {
   const Api api;
@@ -93,10 +104,17 @@ void RunHttpClients(benchmark::State& state, int clients, http::verb method,
   for (auto _ : state) {
     std::atomic<bool> stop{false};
     std::vector<std::vector<double>> latencies(clients);
+    std::vector<double> client_cpu(clients);
     std::vector<std::thread> threads;
+    const double process_cpu_start = CpuSeconds(RUSAGE_SELF);
     const auto start = std::chrono::steady_clock::now();
     for (int c = 0; c < clients; ++c) {
       threads.emplace_back([&, c] {
+        struct Cpu {
+          double* total;
+          double start = CpuSeconds(RUSAGE_THREAD);
+          ~Cpu() { *total = CpuSeconds(RUSAGE_THREAD) - start; }
+        } cpu{&client_cpu[c]};
         net::io_context ioc;
         tcp::socket socket(ioc);
         socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server->port()));
@@ -129,6 +147,9 @@ void RunHttpClients(benchmark::State& state, int clients, http::verb method,
     for (std::thread& t : threads) t.join();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double process_cpu = CpuSeconds(RUSAGE_SELF) - process_cpu_start;
+    double clients_cpu = 0;
+    for (double c : client_cpu) clients_cpu += c;
     std::vector<double> all;
     for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
     std::sort(all.begin(), all.end());
@@ -136,6 +157,11 @@ void RunHttpClients(benchmark::State& state, int clients, http::verb method,
     state.counters["median_us"] = all.empty() ? 0 : all[all.size() / 2];
     state.counters["p99_us"] = all.empty() ? 0 : all[all.size() * 99 / 100];
     state.counters["requests"] = static_cast<double>(all.size());
+    // CPU time per request (user and system) of the clients' threads and of the rest of the
+    // process (the server's threads): what a request costs the server whatever the clients cost.
+    const double n = std::max<double>(1, static_cast<double>(all.size()));
+    state.counters["client_cpu_us"] = 1e6 * clients_cpu / n;
+    state.counters["server_cpu_us"] = 1e6 * (process_cpu - clients_cpu) / n;
   }
   server->Stop();
   serving.join();
