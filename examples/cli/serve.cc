@@ -34,8 +34,10 @@ ABSL_FLAG(std::string, max_request_seconds, "10",
 ABSL_FLAG(std::string, max_work_units, "300000",
           "serve: the most work one request may ask for (422 past it; a solve is 1 unit, with a "
           "workload 4,000 per point and 40,000 per plan)");
-ABSL_FLAG(std::string, heavy_threads, "0",
-          "serve: threads for POST requests, apart from the page's (0 = one per core)");
+ABSL_FLAG(
+    std::string, heavy_threads, "0",
+    "serve: threads for heavy POST requests (all but plain plans), apart from the connections' "
+    "(0 = one per core)");
 ABSL_FLAG(std::string, max_connections, "1024", "serve: connections served at once");
 ABSL_FLAG(std::string, monte_carlo_threads, "1",
           "serve: threads one request with uncertain inputs may use for its Monte Carlo samples "
