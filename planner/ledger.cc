@@ -288,6 +288,12 @@ double ObjectiveForMoved(const PlanRequest& request, const MoveBase& base, unsig
   static thread_local Model model;
   model = *base.model;
   if (!RebuildModel(request, sections, &model).ok()) return std::nan("");
+  if (model.caps.objective != OBJECTIVE_MAX_REALIZED_COMPUTE) {
+    // The objective is the GPU count: the search's answer alone, without the solution around it.
+    const absl::StatusOr<int64_t> servers = LargestFeasibleServers(model, base.guess_servers);
+    if (!servers.ok()) return std::nan("");
+    return static_cast<double>(*servers * model.server.gpus);
+  }
   static thread_local Solution solution;
   if (!SolveInto(model, base.guess_servers, &solution).ok()) return std::nan("");
   return Objective(model, solution.eval);

@@ -451,6 +451,16 @@ bool AnswersAt(const Model& m, int64_t servers, const ClusterEval& at, const Clu
   return true;
 }
 
+absl::StatusOr<int64_t> LargestFeasibleServers(const Model& m, int64_t guess_servers) {
+  NoBound why = NoBound::kNone;
+  const int64_t top = SearchTop(m, &why);
+  if (ABSL_PREDICT_FALSE(why != NoBound::kNone)) return NoBoundError(m, why);
+  static thread_local ClusterEval evals[2];
+  ServerSearch search(m, top, &evals[0], &evals[1]);
+  search.Run(guess_servers);
+  return search.low();
+}
+
 absl::Status SolveInto(const Model& m, int64_t guess_servers, Solution* solution) {
   Solution& s = *solution;
   const int64_t gps = m.server.gpus;

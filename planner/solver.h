@@ -96,6 +96,12 @@ absl::StatusOr<Solution> Solve(const Model& model, int64_t guess_servers);
 // sweep's inner loop), where the copies of a returned Solution are a measurable share of the time.
 absl::Status SolveInto(const Model& model, int64_t guess_servers, Solution* solution);
 
+// The largest server count that fits every cap of `model` (0 when none does), which is
+// SolveInto's `servers` under the objective MAX_GPUS, without the rest of a solution (the binding
+// cap, costs, compute, headroom): for re-solves that read only the GPU count (a ledger's
+// influences). Errors as SolveInto's; `guess_servers` as Solve's.
+absl::StatusOr<int64_t> LargestFeasibleServers(const Model& model, int64_t guess_servers);
+
 // Whether Solve(model) answers `servers`, told from `at` and `above`, the clusters of `servers` and
 // `servers` + 1 servers fully evaluated under `model` (evaluations do not read the caps: a sweep
 // over a cap keeps them from one point to the next). True when `at` fits every cap and `above`

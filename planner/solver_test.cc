@@ -154,6 +154,8 @@ TEST(Solver, APowerCapJustBelowTheSizeLimitBindsAlone) {
 TEST(Solver, RefusesARequestWithoutAnyCap) {
   Model m = BuildModel(SeedWith("")).value();
   EXPECT_THAT(Solve(m), StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no cap")));
+  EXPECT_THAT(LargestFeasibleServers(m, 10),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no cap")));
 }
 
 TEST(Solver, RefusesABudgetWhenNothingHasAPrice) {
@@ -288,6 +290,10 @@ TEST(Solver, MatchesPlainBisectionOverThousandsOfRandomCaps) {
       ASSERT_TRUE(g.ok()) << g.status() << extra;
       ASSERT_EQ(g->servers, expected) << extra << " guess " << guess;
       ASSERT_EQ(g->broken_by_one_more, above) << extra << " guess " << guess;
+      // The search's answer alone, as a ledger's influences re-solve.
+      auto servers = LargestFeasibleServers(*model, guess);
+      ASSERT_TRUE(servers.ok()) << servers.status() << extra;
+      ASSERT_EQ(*servers, expected) << extra << " guess " << guess;
     }
     // The evaluation at the answer is EvaluateCluster's, field by field where it matters.
     const ClusterEval full = EvaluateCluster(*model, expected * model->server.gpus);
