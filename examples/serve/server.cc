@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <condition_variable>
@@ -662,7 +662,7 @@ struct Server::Impl {
   void AbortAllAndStop() {
     shared.cancelled = true;
     for (auto& s : shared.Live()) s->OnAbort();
-    // The aborts run on the sessions' strands; then the io_context stops.
+    // The aborts run on the sessions' threads; then the io_contexts stop.
     drain_timer.expires_after(std::chrono::milliseconds(50));
     drain_timer.async_wait([this](beast::error_code) { StopContexts(); });
   }
