@@ -13,7 +13,8 @@
 # --benchmark_repetitions, so that other load on the machine falls on both alike. Reported per
 # benchmark: the minimum and the median time of each side over every repetition (CPU time; wall
 # time for the benchmarks named .../real_time), and NEW/OLD of the minimums (below 1: NEW is
-# faster); rates (items_per_second, requests_per_second) best and median, and the HTTP p99. Also
+# faster); rates (items_per_second, requests_per_second) best and median, the HTTP p99 and the
+# server's CPU time a request (when both builds' benchmarks report it: since 7d4b884). Also
 # `dcplan sweep` writing 1,000,000 CSV rows to a file on 2 threads, after the benchmarks, OLD and
 # NEW alternately --cli_runs times each (wall time: best and median; a run is ~0.3 s and swings by
 # a fifth from one second to the next, so two runs said little).
@@ -23,7 +24,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -154,29 +155,35 @@ for side in runs:
             key = "real_time" if "real_time" in b["run_name"] else "cpu_time"
             t = b[key] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
             rate = b.get("items_per_second") or b.get("requests_per_second")
-            runs[side].setdefault(b["run_name"], []).append((t, rate, b.get("p99_us")))
+            runs[side].setdefault(b["run_name"], []).append(
+                (t, rate, b.get("p99_us"), b.get("server_cpu_us")))
 names = sorted(set(runs["old"]) | set(runs["new"]))
 def fmt(ns):
     return f"{ns:.0f} ns" if ns < 1e4 else (f"{ns/1e3:.1f} us" if ns < 1e7 else f"{ns/1e6:.2f} ms")
 def stats(samples):
-    times = [t for t, _, _ in samples]
-    rates = [r for _, r, _ in samples if r]
-    p99 = [p for _, _, p in samples if p]
+    times = [t for t, _, _, _ in samples]
+    rates = [r for _, r, _, _ in samples if r]
+    p99 = [p for _, _, p, _ in samples if p]
+    cpu = [c for _, _, _, c in samples if c]
     return (min(times), statistics.median(times), max(rates, default=None),
-            statistics.median(rates) if rates else None, statistics.median(p99) if p99 else None)
+            statistics.median(rates) if rates else None, statistics.median(p99) if p99 else None,
+            statistics.median(cpu) if cpu else None)
 print(f"{'benchmark':44} {'old min':>10} {'old med':>10} {'new min':>10} {'new med':>10} {'new/old':>8}  rates, old -> new")
 for n in names:
     if n not in runs["old"] or n not in runs["new"]:
         print(f"{n:44} only in {'old' if n in runs['old'] else 'new'}")
         continue
-    omin, omed, orate, omedrate, op99 = stats(runs["old"][n])
-    nmin, nmed, nrate, nmedrate, np99 = stats(runs["new"][n])
+    omin, omed, orate, omedrate, op99, ocpu = stats(runs["old"][n])
+    nmin, nmed, nrate, nmedrate, np99, ncpu = stats(runs["new"][n])
     rates = ""
     if orate and nrate:
         rates = (f"best {orate/1e6:.3g} -> {nrate/1e6:.3g} M/s, "
                  f"median {omedrate/1e6:.3g} -> {nmedrate/1e6:.3g} M/s")
     if op99 and np99:
         rates += f", p99 {op99:.0f} -> {np99:.0f} us"
+    if ocpu and ncpu:
+        # The server's CPU time a request (median): what load on the machine moves least.
+        rates += f", server CPU {ocpu:.0f} -> {ncpu:.0f} us a request"
     print(f"{n:44} {fmt(omin):>10} {fmt(omed):>10} {fmt(nmin):>10} {fmt(nmed):>10} {nmin/omin:8.2f}  {rates}")
 cli = os.path.join(work, "cli-sweep.txt")
 if os.path.exists(cli):
