@@ -303,14 +303,20 @@ absl::Status RebuildModel(const PlanRequest& request, unsigned sections, Model* 
   if (reads(kRequestRest)) m.name = request.name();
   const Provisioning& provisioning = request.site().provisioning();
   const Hardware& hw = request.hardware();
-  // The hardware's parts read the site's provisioning.
+  // The hardware's parts read the site's provisioning; a server reads its accelerator's figures and
+  // the network the server's: each part is built again when what it reads moved.
   const bool hardware = reads(kRequestHardware | kRequestSite);
+  const bool accelerator = reads(kRequestAccelerator | kRequestSite);
+  const bool server = accelerator || reads(kRequestServer);
+  const bool network = server || reads(kRequestNetwork);
   if (hardware) {
-    m.accelerator = BuildAcceleratorModel(hw.accelerator(), provisioning);
-    m.server = BuildServerModel(hw.server(), m.accelerator, provisioning);
-    m.rack = BuildRackModel(hw.rack(), provisioning);
+    if (accelerator) m.accelerator = BuildAcceleratorModel(hw.accelerator(), provisioning);
+    if (server) m.server = BuildServerModel(hw.server(), m.accelerator, provisioning);
+    if (reads(kRequestRack | kRequestSite)) m.rack = BuildRackModel(hw.rack(), provisioning);
     m.racks_per_pod = std::max<uint32_t>(hw.pod().racks_per_pod(), 1);
-    DCPLAN_ASSIGN_OR_RETURN(m.network, BuildNetworkModel(hw.network(), m.server, provisioning));
+    if (network) {
+      DCPLAN_ASSIGN_OR_RETURN(m.network, BuildNetworkModel(hw.network(), m.server, provisioning));
+    }
     m.auxiliary = BuildAuxiliaryModel(hw.auxiliary());
     m.draw_is_provisioned = m.accelerator.measured == m.accelerator.power &&
                             m.server.overhead_measured == m.server.overhead &&
