@@ -193,23 +193,20 @@ class JsonReader {
   // Whether the n bytes at a and b are the same: a key's 4 to 16 bytes as two overlapping words
   // each (no call to memcmp for the keys the generated parsers expect).
   static bool SameBytes(const char* a, const char* b, size_t n) {
-    if (n >= 8 && n <= 16) {
-      uint64_t a0, a1, b0, b1;
-      std::memcpy(&a0, a, 8);
-      std::memcpy(&b0, b, 8);
-      std::memcpy(&a1, a + n - 8, 8);
-      std::memcpy(&b1, b + n - 8, 8);
-      return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    if (n >= 4 && n < 8) {
-      uint32_t a0, a1, b0, b1;
-      std::memcpy(&a0, a, 4);
-      std::memcpy(&b0, b, 4);
-      std::memcpy(&a1, a + n - 4, 4);
-      std::memcpy(&b1, b + n - 4, 4);
-      return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
+    if (n >= 8 && n <= 16) return SameEnds<uint64_t>(a, b, n);
+    if (n >= 4 && n < 8) return SameEnds<uint32_t>(a, b, n);
     return std::memcmp(a, b, n) == 0;
+  }
+  // The first and the last sizeof(Word) <= n bytes of a and b compared: all n of them when
+  // n <= 2 * sizeof(Word).
+  template <typename Word>
+  static bool SameEnds(const char* a, const char* b, size_t n) {
+    Word a0, a1, b0, b1;
+    std::memcpy(&a0, a, sizeof(Word));
+    std::memcpy(&b0, b, sizeof(Word));
+    std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+    std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
   }
 
   const char* p_;

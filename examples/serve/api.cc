@@ -63,6 +63,11 @@ struct Limits {
   const std::atomic<bool>* cancelled;
   absl::string_view cli;  // the command that does the same job without the limits
 
+  // The limits of `request`, which starts now, under `options`.
+  static Limits For(const ApiOptions& options, const ApiRequest& request, absl::string_view cli) {
+    return {&options, Clock::now() + options.max_request_time, request.cancelled, cli};
+  }
+
   // 422 when `units` (described by `what`) exceed the budget.
   std::optional<ApiResponse> Price(int64_t units, absl::string_view what) const {
     if (units <= options->max_work_units) return std::nullopt;
@@ -740,9 +745,18 @@ ApiResponse ErrorResponse(int status, absl::string_view message, absl::string_vi
   return r;
 }
 
+namespace {
+
+// Whether `method target` may be heavy work (every POST under /v1/) rather than light at once (the
+// page, the presets, every error for a wrong path or method).
 bool IsHeavyRequest(absl::string_view method, absl::string_view target) {
   return method == "POST" && absl::StartsWith(target, "/v1/");
 }
+
+// The command that makes a plan without the server's limits (the first of Handle's POST routes).
+constexpr absl::string_view kPlanCli = "`dcplan fit --request=FILE`";
+
+}  // namespace
 
 Api::Api(ApiOptions options) : options_(options) {
   PresetList list;
@@ -830,15 +844,14 @@ ApiResponse Api::Handle(const ApiRequest& request) const {
   for (const PostRoute& route : kPosts) {
     if (path != route.path) continue;
     if (!post) return MethodNotAllowed(method, path, "POST");
-    static constexpr absl::string_view kCli[] = {"`dcplan fit --request=FILE`",
+    static constexpr absl::string_view kCli[] = {kPlanCli,
                                                  "`dcplan scale --request=FILE --gpus=...`",
                                                  "`dcplan compare --requests=A,B,...`",
                                                  "`dcplan train --request=FILE --gpus=N`",
                                                  "`dcplan sweep --request=FILE --vary=...`",
                                                  "`dcplan validate --request=FILE`",
                                                  "`dcplan fit --format=csv`"};
-    const Limits limits{&options_, Clock::now() + options_.max_request_time, request.cancelled,
-                        kCli[route.which]};
+    const Limits limits = Limits::For(options_, request, kCli[route.which]);
     switch (route.which) {
       case 0:
         return *Plan(request, binary, limits, /*light_only=*/false);
@@ -865,9 +878,8 @@ std::optional<ApiResponse> Api::HandleIfLight(const ApiRequest& request) const {
   if (!IsHeavyRequest(request.method, request.target)) return Handle(request);
   if (request.body.size() > kLightBodyBytes) return std::nullopt;
   if (request.target.substr(0, request.target.find('?')) != "/v1/plan") return std::nullopt;
-  const Limits limits{&options_, Clock::now() + options_.max_request_time, request.cancelled,
-                      "`dcplan fit --request=FILE`"};
-  return Plan(request, WantsBinary(request.accept), limits, /*light_only=*/true);
+  return Plan(request, WantsBinary(request.accept), Limits::For(options_, request, kPlanCli),
+              /*light_only=*/true);
 }
 
 }  // namespace dcplan::serve

@@ -108,11 +108,6 @@ inline constexpr int64_t kWorkloadPlanUnits = 40000;
 // Monte Carlo samples that patch the model per work unit (a sample is ~0.5-2 us, a unit ~30 us).
 inline constexpr int64_t kPatchedSamplesPerUnit = 16;
 
-// Whether `method target` may be heavy work (every POST under /v1/) rather than light at once (the
-// page, the presets, every error for a wrong path or method). Api::HandleIfLight() tells the light
-// ones among the heavy (plans without a workload or uncertain inputs) by their body.
-bool IsHeavyRequest(absl::string_view method, absl::string_view target);
-
 // The largest body of a request Api::HandleIfLight() answers (a preset's plan request is ~15 KB).
 inline constexpr std::size_t kLightBodyBytes = std::size_t{64} << 10;
 
@@ -127,10 +122,10 @@ class Api {
   ApiResponse Handle(const ApiRequest& request) const;
 
   // Answers `request` as Handle() does when that is light work, which a server may do on the
-  // connection's own thread: every request that is not heavy (IsHeavyRequest), and a POST /v1/plan
-  // of at most kLightBodyBytes with neither a workload nor uncertain inputs (~50 us, like serving
-  // a page asset). Otherwise nullopt (the body may have been read): run Handle() on a thread for
-  // heavy work.
+  // connection's own thread: every request but a POST under /v1/ (the page, the presets, errors
+  // for a wrong path or method), and a POST /v1/plan of at most kLightBodyBytes with neither a
+  // workload nor uncertain inputs (~50 us, like serving a page asset). Otherwise nullopt (the body
+  // may have been read): run Handle() on a thread for heavy work.
   std::optional<ApiResponse> HandleIfLight(const ApiRequest& request) const;
 
   const ApiOptions& options() const { return options_; }
